@@ -1,0 +1,227 @@
+//===- DistAttrs.cpp - dist dialect attributes ----------------------------===//
+
+#include "loom/Dialect/Dist/DistDialect.h"
+#include "loom/Dialect/Dist/DistOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallSet.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace loom;
+using namespace loom::dist;
+
+#define GET_ATTRDEF_CLASSES
+#include "dist/DistAttrs.cpp.inc"
+
+void DistDialect::registerAttributes() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "dist/DistAttrs.cpp.inc"
+      >();
+}
+
+//===----------------------------------------------------------------------===//
+// MeshAxisAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult MeshAxisAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                   StringRef name, int64_t size, LinkKind,
+                                   APFloat bandwidth, APFloat latency) {
+  if (name.empty())
+    return emitError() << "mesh axis name must not be empty";
+  if (size < 1)
+    return emitError() << "mesh axis \"" << name << "\" has size " << size
+                       << "; sizes must be at least 1";
+  if (bandwidth.isNegative() || latency.isNegative() || bandwidth.isNaN() ||
+      latency.isNaN())
+    return emitError() << "mesh axis \"" << name
+                       << "\" has a negative bandwidth or latency";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// DimShardingAttr: {"a", "b", ?}
+//===----------------------------------------------------------------------===//
+
+static ParseResult parseDimBody(AsmParser &parser,
+                                SmallVector<StringAttr> &axes, bool &open) {
+  open = false;
+  return parser.parseCommaSeparatedList(
+      AsmParser::Delimiter::Braces, [&]() -> ParseResult {
+        if (open)
+          return parser.emitError(parser.getCurrentLocation(),
+                                  "'?' must come last in a dimension sharding");
+        if (succeeded(parser.parseOptionalQuestion())) {
+          open = true;
+          return success();
+        }
+        std::string name;
+        if (parser.parseString(&name))
+          return failure();
+        axes.push_back(parser.getBuilder().getStringAttr(name));
+        return success();
+      });
+}
+
+static void printDimBody(AsmPrinter &printer, ArrayRef<StringAttr> axes,
+                         bool open) {
+  printer << '{';
+  llvm::interleaveComma(axes, printer, [&](StringAttr a) { printer << a; });
+  if (open)
+    printer << (axes.empty() ? "?" : ", ?");
+  printer << '}';
+}
+
+Attribute DimShardingAttr::parse(AsmParser &parser, Type) {
+  SmallVector<StringAttr> axes;
+  bool open;
+  if (parser.parseLess() || parseDimBody(parser, axes, open) ||
+      parser.parseGreater())
+    return {};
+  return DimShardingAttr::get(parser.getContext(), axes, open);
+}
+
+void DimShardingAttr::print(AsmPrinter &printer) const {
+  printer << '<';
+  printDimBody(printer, getAxes(), getOpen());
+  printer << '>';
+}
+
+//===----------------------------------------------------------------------===//
+// ShardingAttr: <@mesh, [dims], partial<kind> = {axes}>
+//===----------------------------------------------------------------------===//
+
+Attribute ShardingAttr::parse(AsmParser &parser, Type) {
+  MLIRContext *ctx = parser.getContext();
+  SymbolRefAttr mesh;
+  if (parser.parseLess() || parser.parseAttribute(mesh))
+    return {};
+  if (!llvm::isa<FlatSymbolRefAttr>(mesh)) {
+    parser.emitError(parser.getCurrentLocation(),
+                     "expected a flat mesh symbol, got ")
+        << mesh;
+    return {};
+  }
+  SmallVector<DimShardingAttr> dims;
+  if (parser.parseComma() ||
+      parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&] {
+        SmallVector<StringAttr> axes;
+        bool open;
+        if (parseDimBody(parser, axes, open))
+          return failure();
+        dims.push_back(DimShardingAttr::get(ctx, axes, open));
+        return success();
+      }))
+    return {};
+  SmallVector<StringAttr> partial;
+  ReductionKind kind = ReductionKind::Sum;
+  if (succeeded(parser.parseOptionalComma())) {
+    if (parser.parseKeyword("partial"))
+      return {};
+    if (succeeded(parser.parseOptionalLess())) {
+      StringRef keyword;
+      SMLoc loc = parser.getCurrentLocation();
+      if (parser.parseKeyword(&keyword))
+        return {};
+      auto parsed = symbolizeReductionKind(keyword);
+      if (!parsed) {
+        parser.emitError(loc, "unknown reduction kind '")
+            << keyword << "'; expected sum, mean, max or min";
+        return {};
+      }
+      kind = *parsed;
+      if (parser.parseGreater())
+        return {};
+    }
+    bool open;
+    SMLoc loc = parser.getCurrentLocation();
+    if (parser.parseEqual() || parseDimBody(parser, partial, open))
+      return {};
+    if (open) {
+      parser.emitError(loc, "partial axes cannot be open");
+      return {};
+    }
+  }
+  if (parser.parseGreater())
+    return {};
+  return ShardingAttr::get(ctx, llvm::cast<FlatSymbolRefAttr>(mesh), dims,
+                           partial, kind);
+}
+
+void ShardingAttr::print(AsmPrinter &printer) const {
+  printer << '<' << getMesh() << ", [";
+  llvm::interleaveComma(getDims(), printer, [&](DimShardingAttr dim) {
+    printDimBody(printer, dim.getAxes(), dim.getOpen());
+  });
+  printer << ']';
+  if (!getPartialAxes().empty()) {
+    printer << ", partial";
+    if (getPartialKind() != ReductionKind::Sum)
+      printer << '<' << stringifyReductionKind(getPartialKind()) << '>';
+    printer << " = ";
+    printDimBody(printer, getPartialAxes(), false);
+  }
+  printer << '>';
+}
+
+ShardingAttr ShardingAttr::getReplicated(MLIRContext *ctx,
+                                         FlatSymbolRefAttr mesh, int64_t rank) {
+  SmallVector<DimShardingAttr> dims(rank, DimShardingAttr::get(ctx, {}, false));
+  return ShardingAttr::get(ctx, mesh, dims, {}, ReductionKind::Sum);
+}
+
+SmallVector<StringAttr> ShardingAttr::getAllAxes() const {
+  SmallVector<StringAttr> axes;
+  for (DimShardingAttr dim : getDims())
+    llvm::append_range(axes, dim.getAxes());
+  llvm::append_range(axes, getPartialAxes());
+  return axes;
+}
+
+bool ShardingAttr::isReplicated() const { return getAllAxes().empty(); }
+
+//===----------------------------------------------------------------------===//
+// Verification against a mesh and a type
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+loom::dist::verifySharding(ShardingAttr sharding, Type type, Operation *from,
+                           SymbolTableCollection &symbols,
+                           function_ref<InFlightDiagnostic()> emitError) {
+  auto mesh = symbols.lookupNearestSymbolFrom<MeshOp>(from, sharding.getMesh());
+  if (!mesh)
+    return emitError() << "unknown mesh " << sharding.getMesh();
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor)
+    return emitError() << "shardings apply to ranked tensors, not " << type;
+  if ((int64_t)sharding.getDims().size() != tensor.getRank())
+    return emitError() << "sharding has " << sharding.getDims().size()
+                       << " dimension(s) but the tensor " << type
+                       << " has rank " << tensor.getRank();
+  llvm::SmallSet<StringRef, 8> seen;
+  auto checkAxis = [&](StringAttr axis) -> LogicalResult {
+    if (!mesh.getAxis(axis.getValue()))
+      return emitError() << "mesh axis " << axis << " is not an axis of mesh "
+                         << sharding.getMesh();
+    if (!seen.insert(axis.getValue()).second)
+      return emitError() << "mesh axis " << axis << " is used more than once";
+    return success();
+  };
+  for (auto [d, dim] : llvm::enumerate(sharding.getDims())) {
+    for (StringAttr axis : dim.getAxes())
+      if (failed(checkAxis(axis)))
+        return failure();
+    int64_t size = tensor.getDimSize(d);
+    int64_t devices = mesh.getGroupSize(dim.getAxes());
+    if (!ShapedType::isDynamic(size) && size % devices != 0)
+      return emitError() << "dimension " << d << " of size " << size
+                         << " is not divisible by " << devices
+                         << ", the product of its mesh axes";
+  }
+  for (StringAttr axis : sharding.getPartialAxes())
+    if (failed(checkAxis(axis)))
+      return failure();
+  return success();
+}

@@ -1,0 +1,21 @@
+//===- DistEnums.td - Enums of the dist dialect ------------*- tablegen -*-===//
+//
+// Kept apart from DistBase.td so that enum generation sees only dist's own
+// enums, not the shared ones from interfaces/LoomEnums.td.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LOOM_DIST_ENUMS
+#define LOOM_DIST_ENUMS
+
+include "mlir/IR/EnumAttr.td"
+
+def Dist_LinkKind : I32EnumAttr<"LinkKind",
+    "mesh axis link kind", [
+      I32EnumAttrCase<"IntraNode", 0, "intra_node">,
+      I32EnumAttrCase<"InterNode", 1, "inter_node">
+    ]> {
+  let cppNamespace = "::loom::dist";
+  let genSpecializedAttr = 0;
+}
+#endif // LOOM_DIST_ENUMS

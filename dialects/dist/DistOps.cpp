@@ -1,0 +1,309 @@
+//===- DistOps.cpp - dist dialect operations ------------------------------===//
+//
+// Collectives are checked in two steps: what needs no mesh (dimension
+// indices, ranks) in verify(), and what does (axis names, group sizes,
+// result shapes) in verifySymbolUses(), once the mesh symbol is resolvable.
+//
+//===----------------------------------------------------------------------===//
+
+#include "loom/Dialect/Dist/DistOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "llvm/ADT/SmallSet.h"
+
+using namespace mlir;
+using namespace loom;
+using namespace loom::dist;
+
+//===----------------------------------------------------------------------===//
+// Custom directives
+//===----------------------------------------------------------------------===//
+
+/// `[<"dp" = 2, inter_node>, ...]`
+static ParseResult parseMeshAxes(OpAsmParser &parser, ArrayAttr &axes) {
+  SmallVector<Attribute> parsed;
+  if (parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&] {
+        Attribute axis = MeshAxisAttr::parse(parser, Type());
+        if (!axis)
+          return failure();
+        parsed.push_back(axis);
+        return success();
+      }))
+    return failure();
+  axes = parser.getBuilder().getArrayAttr(parsed);
+  return success();
+}
+
+static void printMeshAxes(OpAsmPrinter &printer, Operation *, ArrayAttr axes) {
+  printer << '[';
+  llvm::interleaveComma(axes, printer, [&](Attribute axis) {
+    cast<MeshAxisAttr>(axis).print(printer);
+  });
+  printer << ']';
+}
+
+/// `[0 -> 1, 1 -> 2]`, stored flattened.
+static ParseResult parsePermutePairs(OpAsmParser &parser,
+                                     DenseI64ArrayAttr &pairs) {
+  SmallVector<int64_t> flat;
+  if (parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&] {
+        int64_t source, target;
+        if (parser.parseInteger(source) || parser.parseArrow() ||
+            parser.parseInteger(target))
+          return failure();
+        flat.push_back(source);
+        flat.push_back(target);
+        return success();
+      }))
+    return failure();
+  pairs = parser.getBuilder().getDenseI64ArrayAttr(flat);
+  return success();
+}
+
+static void printPermutePairs(OpAsmPrinter &printer, Operation *,
+                              DenseI64ArrayAttr pairs) {
+  ArrayRef<int64_t> flat = pairs.asArrayRef();
+  printer << '[';
+  for (size_t i = 0; i + 1 < flat.size(); i += 2)
+    printer << (i ? ", " : "") << flat[i] << " -> " << flat[i + 1];
+  printer << ']';
+}
+
+#define GET_OP_CLASSES
+#include "dist/DistOps.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// MeshOp
+//===----------------------------------------------------------------------===//
+
+MeshAxisAttr MeshOp::getAxis(StringRef name) {
+  for (Attribute a : getAxes())
+    if (cast<MeshAxisAttr>(a).getName() == name)
+      return cast<MeshAxisAttr>(a);
+  return {};
+}
+
+int64_t MeshOp::getGroupSize(ArrayRef<StringAttr> axes) {
+  int64_t size = 1;
+  for (StringAttr axis : axes)
+    if (MeshAxisAttr attr = getAxis(axis.getValue()))
+      size *= attr.getSize();
+  return size;
+}
+
+int64_t MeshOp::getNumDevices() {
+  int64_t size = 1;
+  for (Attribute a : getAxes())
+    size *= cast<MeshAxisAttr>(a).getSize();
+  return size;
+}
+
+LogicalResult MeshOp::verify() {
+  if (getAxes().empty())
+    return emitOpError("needs at least one axis");
+  llvm::SmallSet<StringRef, 8> names;
+  for (Attribute a : getAxes())
+    if (!names.insert(cast<MeshAxisAttr>(a).getName()).second)
+      return emitOpError("axis \"")
+             << cast<MeshAxisAttr>(a).getName() << "\" is declared twice";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// AnnotateOp
+//===----------------------------------------------------------------------===//
+
+FailureOr<OpCost> AnnotateOp::computeCost(TypeRange operands,
+                                          TypeRange results) {
+  // A constraint on the value, not a computation: nothing moves.
+  if (getNumElements(operands[0]) < 0)
+    return failure();
+  return OpCost();
+}
+
+LogicalResult AnnotateOp::verifySymbolUses(SymbolTableCollection &symbols) {
+  return verifySharding(getSharding(), getInput().getType(), *this, symbols,
+                        [&] { return emitOpError(); });
+}
+
+//===----------------------------------------------------------------------===//
+// Collectives
+//===----------------------------------------------------------------------===//
+
+/// Resolves the mesh and checks the axes; returns the group size.
+static FailureOr<int64_t> verifyGroup(Operation *op, FlatSymbolRefAttr meshRef,
+                                      ArrayAttr axes,
+                                      SymbolTableCollection &symbols) {
+  auto mesh = symbols.lookupNearestSymbolFrom<MeshOp>(op, meshRef);
+  if (!mesh)
+    return op->emitOpError("unknown mesh ") << meshRef;
+  if (axes.empty())
+    return op->emitOpError("needs at least one mesh axis");
+  llvm::SmallSet<StringRef, 8> seen;
+  int64_t size = 1;
+  for (Attribute a : axes) {
+    StringRef name = cast<StringAttr>(a).getValue();
+    MeshAxisAttr axis = mesh.getAxis(name);
+    if (!axis)
+      return op->emitOpError("mesh axis \"")
+             << name << "\" is not an axis of mesh " << meshRef;
+    if (!seen.insert(name).second)
+      return op->emitOpError("mesh axis \"") << name << "\" is used twice";
+    size *= axis.getSize();
+  }
+  return size;
+}
+
+static LogicalResult checkDim(Operation *op, int64_t dim, int64_t rank,
+                              StringRef name) {
+  if (dim < 0 || dim >= rank)
+    return op->emitOpError()
+           << name << " " << dim << " is out of range for rank " << rank;
+  return success();
+}
+
+/// Checks `result` = `input` with dimension `dim` multiplied (or divided) by
+/// the group size.
+static LogicalResult checkScaledDim(Operation *op, RankedTensorType input,
+                                    RankedTensorType result, int64_t dim,
+                                    int64_t group, bool multiply) {
+  if (input.getRank() != result.getRank())
+    return op->emitOpError("result rank ")
+           << result.getRank() << " differs from operand rank "
+           << input.getRank();
+  for (int64_t d = 0; d < input.getRank(); ++d) {
+    int64_t in = input.getDimSize(d), out = result.getDimSize(d);
+    if (ShapedType::isDynamic(in) || ShapedType::isDynamic(out))
+      continue;
+    if (d != dim) {
+      if (in != out)
+        return op->emitOpError("dimension ")
+               << d << " changes from " << in << " to " << out
+               << " but only dimension " << dim << " may";
+      continue;
+    }
+    if (!multiply && in % group != 0)
+      return op->emitOpError("dimension ")
+             << d << " of size " << in << " is not divisible by the group size "
+             << group;
+    int64_t expected = multiply ? in * group : in / group;
+    if (out != expected)
+      return op->emitOpError("dimension ")
+             << d << " of the result must be " << expected << " (" << in
+             << (multiply ? " x " : " / ") << group << "), got " << out;
+  }
+  return success();
+}
+
+static LogicalResult checkReduction(Operation *op, ReductionKind kind,
+                                    Type type) {
+  Type element = getElementTypeOrSelf(type);
+  if (kind == ReductionKind::Mean && !isa<FloatType>(element))
+    return op->emitOpError("mean reduction needs a floating-point element "
+                           "type, got ")
+           << element;
+  if (element.isInteger(1) &&
+      (kind == ReductionKind::Sum || kind == ReductionKind::Mean))
+    return op->emitOpError("i1 values reduce with max (or) or min (and) only");
+  return success();
+}
+
+LogicalResult AllReduceOp::verifySymbolUses(SymbolTableCollection &symbols) {
+  if (failed(verifyGroup(*this, getMeshAttr(), getMeshAxes(), symbols)))
+    return failure();
+  return checkReduction(*this, getReduction(), getInput().getType());
+}
+
+LogicalResult AllGatherOp::verifySymbolUses(SymbolTableCollection &symbols) {
+  auto group = verifyGroup(*this, getMeshAttr(), getMeshAxes(), symbols);
+  if (failed(group) ||
+      failed(checkDim(*this, getDim(), getInput().getType().getRank(), "dim")))
+    return failure();
+  return checkScaledDim(*this, getInput().getType(), getResult().getType(),
+                        getDim(), *group, /*multiply=*/true);
+}
+
+LogicalResult
+ReduceScatterOp::verifySymbolUses(SymbolTableCollection &symbols) {
+  auto group = verifyGroup(*this, getMeshAttr(), getMeshAxes(), symbols);
+  if (failed(group) ||
+      failed(
+          checkDim(*this, getDim(), getInput().getType().getRank(), "dim")) ||
+      failed(checkReduction(*this, getReduction(), getInput().getType())))
+    return failure();
+  return checkScaledDim(*this, getInput().getType(), getResult().getType(),
+                        getDim(), *group, /*multiply=*/false);
+}
+
+LogicalResult AllToAllOp::verifySymbolUses(SymbolTableCollection &symbols) {
+  auto group = verifyGroup(*this, getMeshAttr(), getMeshAxes(), symbols);
+  RankedTensorType input = getInput().getType(), result = getResult().getType();
+  if (failed(group) ||
+      failed(checkDim(*this, getSplitDim(), input.getRank(), "split_dim")) ||
+      failed(checkDim(*this, getConcatDim(), input.getRank(), "concat_dim")))
+    return failure();
+  if (input.getRank() != result.getRank())
+    return emitOpError("result rank ")
+           << result.getRank() << " differs from operand rank "
+           << input.getRank();
+  int64_t split = getSplitDim(), concat = getConcatDim();
+  for (int64_t d = 0; d < input.getRank(); ++d) {
+    int64_t in = input.getDimSize(d), out = result.getDimSize(d);
+    if (ShapedType::isDynamic(in) || ShapedType::isDynamic(out))
+      continue;
+    int64_t expected = in;
+    if (d == split && split != concat) {
+      if (in % *group != 0)
+        return emitOpError("split dimension ")
+               << d << " of size " << in
+               << " is not divisible by the group size " << *group;
+      expected = in / *group;
+    } else if (d == concat && split != concat) {
+      expected = in * *group;
+    }
+    if (out != expected)
+      return emitOpError("dimension ")
+             << d << " of the result must be " << expected << ", got " << out;
+  }
+  return success();
+}
+
+LogicalResult BroadcastOp::verifySymbolUses(SymbolTableCollection &symbols) {
+  if (failed(verifyGroup(*this, getMeshAttr(), getMeshAxes(), symbols)))
+    return failure();
+  MeshOp mesh = getMeshOp(symbols);
+  ArrayRef<int64_t> root = getRoot();
+  if (root.size() != getMeshAxes().size())
+    return emitOpError("root has ") << root.size() << " coordinate(s) for "
+                                    << getMeshAxes().size() << " mesh axis(es)";
+  for (auto [coord, a] : llvm::zip(root, getMeshAxes())) {
+    int64_t size = mesh.getAxis(cast<StringAttr>(a).getValue()).getSize();
+    if (coord < 0 || coord >= size)
+      return emitOpError("root coordinate ")
+             << coord << " is outside mesh axis " << a << " of size " << size;
+  }
+  return success();
+}
+
+LogicalResult
+CollectivePermuteOp::verifySymbolUses(SymbolTableCollection &symbols) {
+  auto group = verifyGroup(*this, getMeshAttr(), getMeshAxes(), symbols);
+  if (failed(group))
+    return failure();
+  ArrayRef<int64_t> pairs = getPairs();
+  if (pairs.size() % 2 != 0)
+    return emitOpError("pairs must be source/target couples");
+  llvm::SmallSet<int64_t, 8> sources, targets;
+  for (size_t i = 0; i < pairs.size(); i += 2) {
+    for (int64_t index : {pairs[i], pairs[i + 1]})
+      if (index < 0 || index >= *group)
+        return emitOpError("device index ")
+               << index << " is outside the group of " << *group;
+    if (!sources.insert(pairs[i]).second)
+      return emitOpError("device ") << pairs[i] << " sends twice";
+    if (!targets.insert(pairs[i + 1]).second)
+      return emitOpError("device ") << pairs[i + 1] << " receives twice";
+  }
+  return success();
+}

@@ -1,0 +1,197 @@
+//===- DistOps.td - dist dialect operations ----------------*- tablegen -*-===//
+
+#ifndef LOOM_DIST_OPS
+#define LOOM_DIST_OPS
+
+include "dist/DistBase.td"
+include "interfaces/CostInterface.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+class Dist_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Dist_Dialect, mnemonic, traits>;
+
+def Dist_MeshOp : Dist_Op<"mesh", [Symbol, HasParent<"::mlir::ModuleOp">]> {
+  let summary = "a named arrangement of devices";
+  let description = [{
+    Declares a logical device mesh: named axes, major to minor, whose sizes
+    multiply to the number of ranks. Each axis is tagged with the link its
+    collectives run over, so the cost model prices a `tp` all-reduce over
+    NVLink and a `dp` all-reduce over InfiniBand differently.
+
+    ```mlir
+    dist.mesh @cluster axes [<"dp" = 2, inter_node, bandwidth = 25>,
+                             <"tp" = 4, intra_node, bandwidth = 450, latency = 2.5>]
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name,
+                       TypedArrayAttrBase<Dist_MeshAxisAttr, "mesh axes">:$axes);
+  let assemblyFormat = "$sym_name `axes` custom<MeshAxes>($axes) attr-dict";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The axis named `name`, or null.
+    MeshAxisAttr getAxis(::llvm::StringRef name);
+    /// Product of the sizes of `axes` (each must exist).
+    int64_t getGroupSize(::llvm::ArrayRef<::mlir::StringAttr> axes);
+    /// Number of devices in the mesh.
+    int64_t getNumDevices();
+  }];
+}
+
+def Dist_AnnotateOp : Dist_Op<"annotate", [Pure, AllTypesMatch<["input", "result"]>,
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>,
+    DeclareOpInterfaceMethods<CostOpInterface>]> {
+  let summary = "pin the sharding of a value";
+  let description = [{
+    Returns its operand unchanged and states that the value must have
+    `sharding` at this point: a user constraint that propagation respects and
+    partitioning realises (inserting a reshard when the producer's sharding
+    differs).
+
+    ```mlir
+  }] # "  %y = dist.annotate %x <@m, [{\"dp\"}, {\"tp\"}]> : tensor<8x64xf32>\n" # [{
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input, Dist_ShardingAttr:$sharding);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$input $sharding attr-dict `:` type($input)";
+}
+
+// Collectives act on the per-device values of one rank; `mesh_axes` names
+// the device groups (devices that differ only in those coordinates).
+class Dist_CollectiveOp<string mnemonic, list<Trait> traits = []>
+    : Dist_Op<mnemonic, !listconcat(traits,
+          [DeclareOpInterfaceMethods<SymbolUserOpInterface>])> {
+  let extraClassDeclaration = [{
+    /// The mesh this collective runs over (null before symbol verification).
+    MeshOp getMeshOp(::mlir::SymbolTableCollection &symbols);
+  }];
+  let extraClassDefinition = [{
+    MeshOp $cppClass::getMeshOp(::mlir::SymbolTableCollection &symbols) {
+      return symbols.lookupNearestSymbolFrom<MeshOp>(getOperation(),
+                                                     getMeshAttr());
+    }
+  }];
+}
+
+def Dist_AllReduceOp : Dist_CollectiveOp<"all_reduce",
+    [AllTypesMatch<["input", "result"]>]> {
+  let summary = "combine values across a device group; everyone gets the result";
+  let description = [{
+    ```mlir
+    %y = dist.all_reduce sum %x over @m ["tp"] : tensor<4x64xf32>
+    ```
+  }];
+  let arguments = (ins Loom_ReductionKind:$reduction, AnyRankedTensor:$input,
+                       FlatSymbolRefAttr:$mesh, StrArrayAttr:$mesh_axes);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $reduction $input `over` $mesh $mesh_axes attr-dict `:` type($input)
+  }];
+}
+
+def Dist_AllGatherOp : Dist_CollectiveOp<"all_gather",
+    [SameOperandsAndResultElementType]> {
+  let summary = "concatenate the group's values along a dimension";
+  let description = [{
+    Result dimension `dim` is the operand's times the group size, in group
+    order (the first axis major); other dimensions are unchanged.
+
+    ```mlir
+    %y = dist.all_gather %x over @m ["tp"] dim = 1 : tensor<4x16xf32> -> tensor<4x64xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input, FlatSymbolRefAttr:$mesh,
+                       StrArrayAttr:$mesh_axes, I64Attr:$dim);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $input `over` $mesh $mesh_axes `dim` `=` $dim attr-dict `:` type($input)
+      `->` type($result)
+  }];
+}
+
+def Dist_ReduceScatterOp : Dist_CollectiveOp<"reduce_scatter",
+    [SameOperandsAndResultElementType]> {
+  let summary = "combine across the group and keep one block of the result each";
+  let description = [{
+    Equal to an all-reduce followed by each device keeping its block of
+    dimension `dim`, which must divide by the group size.
+
+    ```mlir
+    %y = dist.reduce_scatter sum %x over @m ["dp"] dim = 0 : tensor<64x8xf32> -> tensor<32x8xf32>
+    ```
+  }];
+  let arguments = (ins Loom_ReductionKind:$reduction, AnyRankedTensor:$input,
+                       FlatSymbolRefAttr:$mesh, StrArrayAttr:$mesh_axes,
+                       I64Attr:$dim);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $reduction $input `over` $mesh $mesh_axes `dim` `=` $dim attr-dict `:`
+      type($input) `->` type($result)
+  }];
+}
+
+def Dist_AllToAllOp : Dist_CollectiveOp<"all_to_all",
+    [SameOperandsAndResultElementType]> {
+  let summary = "move a split from one dimension to another";
+  let description = [{
+    Each device cuts dimension `split_dim` into group-size blocks, sends
+    block `j` to the `j`-th device of its group, and concatenates what it
+    receives along `concat_dim`.
+
+    ```mlir
+    %y = dist.all_to_all %x over @m ["tp"] split_dim = 1 concat_dim = 0
+        : tensor<4x64xf32> -> tensor<16x16xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input, FlatSymbolRefAttr:$mesh,
+                       StrArrayAttr:$mesh_axes, I64Attr:$split_dim,
+                       I64Attr:$concat_dim);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $input `over` $mesh $mesh_axes `split_dim` `=` $split_dim `concat_dim` `=`
+      $concat_dim attr-dict `:` type($input) `->` type($result)
+  }];
+}
+
+def Dist_BroadcastOp : Dist_CollectiveOp<"broadcast",
+    [AllTypesMatch<["input", "result"]>]> {
+  let summary = "copy one device's value to its whole group";
+  let description = [{
+    `root` gives the source's coordinate along each of `mesh_axes`.
+
+    ```mlir
+    %y = dist.broadcast %x over @m ["dp"] root = [0] : tensor<64xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input, FlatSymbolRefAttr:$mesh,
+                       StrArrayAttr:$mesh_axes, DenseI64ArrayAttr:$root);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $input `over` $mesh $mesh_axes `root` `=` $root attr-dict `:` type($input)
+  }];
+}
+
+def Dist_CollectivePermuteOp : Dist_CollectiveOp<"collective_permute",
+    [AllTypesMatch<["input", "result"]>]> {
+  let summary = "send to and receive from given peers in the group";
+  let description = [{
+    Each pair `source -> target` (indices within the group, first axis
+    major) sends the source's value to the target. A device that is no
+    pair's target receives zeros. Sources are distinct, and so are targets.
+
+    ```mlir
+    %y = dist.collective_permute %x over @m ["pp"] pairs = [0 -> 1, 1 -> 2, 2 -> 3]
+        : tensor<4x64xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input, FlatSymbolRefAttr:$mesh,
+                       StrArrayAttr:$mesh_axes, DenseI64ArrayAttr:$pairs);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $input `over` $mesh $mesh_axes `pairs` `=` custom<PermutePairs>($pairs)
+      attr-dict `:` type($input)
+  }];
+}
+
+#endif // LOOM_DIST_OPS

@@ -1,0 +1,188 @@
+//===- NNBase.td - The nn dialect, its types and enums -----*- tablegen -*-===//
+
+#ifndef LOOM_NN_BASE
+#define LOOM_NN_BASE
+
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/BuiltinAttributeInterfaces.td"
+include "mlir/IR/EnumAttr.td"
+include "mlir/IR/OpBase.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "interfaces/CostInterface.td"
+include "interfaces/GradientInterface.td"
+include "interfaces/ShardingRuleInterface.td"
+
+def NN_Dialect : Dialect {
+  let name = "nn";
+  let cppNamespace = "::loom::nn";
+  let summary = "Value-semantics tensor ops at the level users think in";
+  let description = [{
+    The `nn` dialect is Loom's model-level IR: what the ONNX frontend
+    produces, what autodiff differentiates, what the planner annotates with
+    shardings and what the backends lower. Ops work on ranked tensors with
+    value semantics and have no side effects. Binary ops broadcast by the
+    numpy/ONNX rules (dimensions aligned on the right; a dimension of size 1
+    stretches). Attributes are normalised at import: axes are non-negative,
+    padding is explicit, shapes are static once the frontend fixed them.
+
+    Every op infers its result types, states a sharding rule
+    (`ShardingRuleOpInterface`) and a cost (`CostOpInterface`).
+
+    ```mlir
+    %h = nn.matmul %x, %w : tensor<4x16xf32>, tensor<16x64xf32> -> tensor<4x64xf32>
+    %a = nn.gelu %h : tensor<4x64xf32>
+    ```
+  }];
+  let hasConstantMaterializer = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Type constraints
+//===----------------------------------------------------------------------===//
+
+def NN_Float : AnyTypeOf<[F16, BF16, F32, F64], "floating-point">;
+def NN_Int : AnyTypeOf<[I8, I16, I32, I64], "signless integer">;
+def NN_Index : AnyTypeOf<[I32, I64], "32- or 64-bit integer">;
+
+def NN_FloatTensor : RankedTensorOf<[NN_Float]>;
+def NN_NumericTensor : RankedTensorOf<[NN_Float, NN_Int]>;
+def NN_AnyTensor : RankedTensorOf<[NN_Float, NN_Int, I1]>;
+def NN_BoolTensor : RankedTensorOf<[I1]>;
+def NN_IndexTensor : RankedTensorOf<[NN_Index]>;
+def NN_IntegerTensor : RankedTensorOf<[NN_Int]>;
+
+//===----------------------------------------------------------------------===//
+// Enums (stored as integer attributes, printed as keywords)
+//===----------------------------------------------------------------------===//
+
+def NN_CompareDirection : I32EnumAttr<"CompareDirection",
+    "comparison predicate", [
+      I32EnumAttrCase<"EQ", 0, "eq">, I32EnumAttrCase<"NE", 1, "ne">,
+      I32EnumAttrCase<"LT", 2, "lt">, I32EnumAttrCase<"LE", 3, "le">,
+      I32EnumAttrCase<"GT", 4, "gt">, I32EnumAttrCase<"GE", 5, "ge">
+    ]> {
+  let cppNamespace = "::loom::nn";
+}
+
+def NN_GeluApproximation : I32EnumAttr<"GeluApproximation",
+    "how gelu evaluates the Gaussian CDF", [
+      I32EnumAttrCase<"None", 0, "none">, I32EnumAttrCase<"Tanh", 1, "tanh">
+    ]> {
+  let cppNamespace = "::loom::nn";
+}
+
+def NN_PadMode : I32EnumAttr<"PadMode", "how padding values are chosen", [
+      I32EnumAttrCase<"Constant", 0, "constant">,
+      I32EnumAttrCase<"Reflect", 1, "reflect">,
+      I32EnumAttrCase<"Edge", 2, "edge">
+    ]> {
+  let cppNamespace = "::loom::nn";
+}
+
+//===----------------------------------------------------------------------===//
+// Op classes
+//===----------------------------------------------------------------------===//
+
+// Every nn op is pure, infers its result types, and states a sharding rule
+// and a cost. Ops whose result type is their operand type get inference
+// generated from SameOperandsAndResultType (NN_SameTypeOp); the others
+// implement inferReturnTypes on an adaptor.
+class NN_BaseOp<string mnemonic, list<Trait> traits>
+    : Op<NN_Dialect, mnemonic, !listconcat([Pure,
+          DeclareOpInterfaceMethods<ShardingRuleOpInterface>,
+          DeclareOpInterfaceMethods<CostOpInterface>], traits)>;
+class NN_Op<string mnemonic, list<Trait> traits = []>
+    : NN_BaseOp<mnemonic, !listconcat([InferTypeOpAdaptor], traits)>;
+class NN_SameTypeOp<string mnemonic, list<Trait> traits = []>
+    : NN_BaseOp<mnemonic, !listconcat([SameOperandsAndResultType,
+                                       InferTypeOpInterface], traits)>;
+
+// Unary elementwise: result type equals the operand type. `flops` and
+// `trans` are the arithmetic and transcendental operations per element.
+class NN_UnaryOp<string mnemonic, Type type, string flops, string trans,
+                 list<Trait> traits = []>
+    : NN_SameTypeOp<mnemonic, traits> {
+  let arguments = (ins type:$input);
+  let results = (outs type:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasFolder = 1;
+  let extraClassDefinition = [{
+    ::loom::ShardingRule $cppClass::getShardingRule() {
+      return ::loom::getElementwiseShardingRule(
+          getOperation()->getOperandTypes(), getOperation()->getResultTypes());
+    }
+    ::mlir::FailureOr<::loom::OpCost> $cppClass::computeCost(
+        ::mlir::TypeRange operandTypes, ::mlir::TypeRange resultTypes) {
+      return ::loom::getElementwiseCost(operandTypes, resultTypes, }]
+        # flops # ", " # trans # [{);
+    }
+  }];
+}
+
+// Binary elementwise with numpy/ONNX broadcasting.
+class NN_BinaryOp<string mnemonic, Type type, string flops, string trans,
+                  list<Trait> traits = []>
+    : NN_Op<mnemonic, !listconcat([SameOperandsAndResultElementType], traits)> {
+  let arguments = (ins type:$lhs, type:$rhs);
+  let results = (outs type:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs)
+  }];
+  let hasFolder = 1;
+  let extraClassDefinition = [{
+    ::mlir::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *, std::optional<::mlir::Location> loc,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &types) {
+      return ::loom::nn::inferBroadcastResult(
+          loc, adaptor.getOperands().getTypes(),
+          ::mlir::getElementTypeOrSelf(adaptor.getLhs().getType()), types);
+    }
+    ::loom::ShardingRule $cppClass::getShardingRule() {
+      return ::loom::getElementwiseShardingRule(
+          getOperation()->getOperandTypes(), getOperation()->getResultTypes());
+    }
+    ::mlir::FailureOr<::loom::OpCost> $cppClass::computeCost(
+        ::mlir::TypeRange operandTypes, ::mlir::TypeRange resultTypes) {
+      return ::loom::getElementwiseCost(operandTypes, resultTypes, }]
+        # flops # ", " # trans # [{);
+    }
+  }];
+}
+
+// Reductions over `axes`; reduced dimensions are kept as size 1 when
+// `keepdims` is set.
+class NN_ReduceOp<string mnemonic, string kind, Type type>
+    : NN_Op<mnemonic, [SameOperandsAndResultElementType]> {
+  let arguments = (ins type:$input, DenseI64ArrayAttr:$axes,
+                       DefaultValuedAttr<BoolAttr, "false">:$keepdims);
+  let results = (outs type:$result);
+  let assemblyFormat = [{
+    $input `axes` `=` $axes attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+  let extraClassDefinition = [{
+    ::mlir::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *, std::optional<::mlir::Location> loc,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &types) {
+      return ::loom::nn::inferReduceResult(loc, adaptor.getInput().getType(),
+          adaptor.getAxes(), adaptor.getKeepdims(), types);
+    }
+    ::mlir::LogicalResult $cppClass::verify() {
+      return ::loom::nn::verifyAxes(getOperation(), getAxes(),
+          getInput().getType().getRank(), /*requireSorted=*/true);
+    }
+    ::loom::ShardingRule $cppClass::getShardingRule() {
+      return ::loom::nn::getReduceShardingRule(getInput().getType(),
+          getAxes(), getKeepdims(), ::loom::ReductionKind::}] # kind # [{);
+    }
+    ::mlir::FailureOr<::loom::OpCost> $cppClass::computeCost(
+        ::mlir::TypeRange operandTypes, ::mlir::TypeRange resultTypes) {
+      return ::loom::nn::getReduceCost(operandTypes, resultTypes,
+          ::loom::ReductionKind::}] # kind # [{);
+    }
+  }];
+}
+
+#endif // LOOM_NN_BASE

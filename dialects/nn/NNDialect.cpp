@@ -1,0 +1,115 @@
+//===- NNDialect.cpp - The nn dialect -------------------------------------===//
+
+#include "loom/Dialect/NN/NNDialect.h"
+#include "loom/Dialect/NN/NNOps.h"
+#include "loom/Support/FloatFormat.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace loom::nn;
+
+#include "nn/NNDialect.cpp.inc"
+#include "nn/NNEnums.cpp.inc"
+
+void NNDialect::initialize() {
+  addOperations<
+#define GET_OP_LIST
+#include "nn/NNOps.cpp.inc"
+      >();
+}
+
+Operation *NNDialect::materializeConstant(OpBuilder &builder, Attribute value,
+                                          Type type, Location loc) {
+  auto elements = dyn_cast<ElementsAttr>(value);
+  if (!elements || elements.getType() != type)
+    return nullptr;
+  return builder.create<ConstantOp>(loc, elements);
+}
+
+//===----------------------------------------------------------------------===//
+// Custom directives
+//===----------------------------------------------------------------------===//
+
+/// `start to limit step delta -> tensor-type`: the bounds take the result's
+/// element type, so they are parsed after it is known.
+static ParseResult parseRange(OpAsmParser &parser, TypedAttr &start,
+                              TypedAttr &limit, TypedAttr &delta,
+                              Type &resultType) {
+  // No `:` follows a bound, so an untyped literal parses as i64 or f64; it
+  // takes the result's element type once that is read.
+  SMLoc loc = parser.getCurrentLocation();
+  Attribute raw[3];
+  if (parser.parseAttribute(raw[0]) || parser.parseKeyword("to") ||
+      parser.parseAttribute(raw[1]) || parser.parseKeyword("step") ||
+      parser.parseAttribute(raw[2]))
+    return failure();
+  RankedTensorType tensor;
+  if (parser.parseArrow() || parser.parseType(tensor))
+    return failure();
+  resultType = tensor;
+  Type type = tensor.getElementType();
+  TypedAttr typed[3];
+  for (int i = 0; i < 3; ++i) {
+    auto integer = dyn_cast<IntegerAttr>(raw[i]);
+    auto real = dyn_cast<FloatAttr>(raw[i]);
+    if (!integer && !real)
+      return parser.emitError(loc, "range bounds must be numbers");
+    if (isa<IntegerType>(type)) {
+      if (!integer)
+        return parser.emitError(loc, "integer range bounds expected for ")
+               << type;
+      typed[i] = IntegerAttr::get(type, integer.getInt());
+    } else if (isa<FloatType>(type)) {
+      typed[i] = FloatAttr::get(type, real ? real.getValueAsDouble()
+                                           : double(integer.getInt()));
+    } else {
+      return parser.emitError(loc, "range element type must be an integer or "
+                                   "float type, got ")
+             << type;
+    }
+  }
+  start = typed[0];
+  limit = typed[1];
+  delta = typed[2];
+  return success();
+}
+
+static void printRange(OpAsmPrinter &printer, Operation *, TypedAttr start,
+                       TypedAttr limit, TypedAttr delta, Type resultType) {
+  auto print = [&](TypedAttr attr) {
+    if (auto i = dyn_cast<IntegerAttr>(attr))
+      printer << i.getValue().getSExtValue();
+    else
+      loom::printShortestFloat(printer.getStream(),
+                               cast<FloatAttr>(attr).getValue());
+  };
+  print(start);
+  printer << " to ";
+  print(limit);
+  printer << " step ";
+  print(delta);
+  printer << " -> " << resultType;
+}
+
+/// `upper` or `lower`.
+static ParseResult parseTriangleKind(OpAsmParser &parser, UnitAttr &upper) {
+  StringRef keyword;
+  SMLoc loc = parser.getCurrentLocation();
+  if (parser.parseKeyword(&keyword))
+    return failure();
+  if (keyword == "upper")
+    upper = parser.getBuilder().getUnitAttr();
+  else if (keyword != "lower")
+    return parser.emitError(loc, "expected 'upper' or 'lower'");
+  return success();
+}
+
+static void printTriangleKind(OpAsmPrinter &printer, Operation *,
+                              UnitAttr upper) {
+  printer << (upper ? "upper" : "lower");
+}
+
+#define GET_OP_CLASSES
+#include "nn/NNOps.cpp.inc"

@@ -1,0 +1,803 @@
+//===- NNOps.cpp - nn op type inference and verification ------------------===//
+//
+// Result types are inferred from operands and attributes, and inference is
+// where attribute/shape consistency is checked and reported. MLIR runs the
+// inference check after an op's verify() (InferTypeOpInterface verifies with
+// regions), so verify() methods only check what inference does not, and
+// return early on input that inference will reject.
+//
+//===----------------------------------------------------------------------===//
+
+#include "loom/Dialect/NN/NNOps.h"
+#include "mlir/Dialect/Traits.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallSet.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace loom;
+using namespace loom::nn;
+
+namespace {
+using Loc = std::optional<Location>;
+using Types = SmallVectorImpl<Type>;
+
+LogicalResult fail(Loc loc, const Twine &message) {
+  return emitOptionalError(loc, message);
+}
+
+std::string shapeStr(ArrayRef<int64_t> shape) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << '[';
+  llvm::interleaveComma(shape, os, [&](int64_t d) {
+    if (ShapedType::isDynamic(d))
+      os << '?';
+    else
+      os << d;
+  });
+  os << ']';
+  return s;
+}
+
+/// Sizes agree unless one is dynamic.
+bool compatible(int64_t a, int64_t b) {
+  return ShapedType::isDynamic(a) || ShapedType::isDynamic(b) || a == b;
+}
+
+bool compatible(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
+  return a.size() == b.size() && llvm::all_of(llvm::zip(a, b), [](auto p) {
+           return compatible(std::get<0>(p), std::get<1>(p));
+         });
+}
+
+LogicalResult checkAxis(Loc loc, int64_t axis, int64_t rank, StringRef name) {
+  if (axis < 0 || axis >= rank)
+    return fail(loc, Twine(name) + " " + Twine(axis) +
+                         " is out of range for rank " + Twine(rank));
+  return success();
+}
+
+/// Output extent of a pooled/convolved spatial dimension.
+FailureOr<int64_t> windowOutput(Loc loc, int64_t in, int64_t kernel,
+                                int64_t stride, int64_t padLo, int64_t padHi,
+                                int64_t dilation, bool ceilMode) {
+  if (ShapedType::isDynamic(in) || ShapedType::isDynamic(kernel))
+    return ShapedType::kDynamic;
+  int64_t span = dilation * (kernel - 1) + 1;
+  int64_t padded = in + padLo + padHi;
+  if (padded < span) {
+    (void)fail(loc, "window of extent " + Twine(span) +
+                        " is larger than the padded input extent " +
+                        Twine(padded));
+    return failure();
+  }
+  int64_t out = ceilMode ? llvm::divideCeil(padded - span, stride) + 1
+                         : (padded - span) / stride + 1;
+  // A window must start inside the input or its leading padding.
+  if (ceilMode && (out - 1) * stride >= in + padLo)
+    --out;
+  return out;
+}
+
+/// Validates the window attributes shared by convolution and pooling.
+LogicalResult checkWindow(Loc loc, ArrayRef<int64_t> strides,
+                          ArrayRef<int64_t> padding,
+                          ArrayRef<int64_t> dilations) {
+  if (strides.size() != 2 ||
+      llvm::any_of(strides, [](int64_t s) { return s <= 0; }))
+    return fail(loc, "strides must be two positive integers, got " +
+                         shapeStr(strides));
+  if (padding.size() != 4 ||
+      llvm::any_of(padding, [](int64_t p) { return p < 0; }))
+    return fail(loc, "padding must be four non-negative integers "
+                     "[top, left, bottom, right], got " +
+                         shapeStr(padding));
+  if (dilations.size() != 2 ||
+      llvm::any_of(dilations, [](int64_t d) { return d <= 0; }))
+    return fail(loc, "dilations must be two positive integers, got " +
+                         shapeStr(dilations));
+  return success();
+}
+
+FailureOr<RankedTensorType>
+inferPool(Loc loc, Type inputType, ArrayRef<int64_t> kernel,
+          ArrayRef<int64_t> strides, ArrayRef<int64_t> padding,
+          ArrayRef<int64_t> dilations, bool ceilMode) {
+  auto input = cast<RankedTensorType>(inputType);
+  if (input.getRank() != 4) {
+    (void)fail(loc, "input must have rank 4 (NCHW), got rank " +
+                        Twine(input.getRank()));
+    return failure();
+  }
+  if (kernel.size() != 2 ||
+      llvm::any_of(kernel, [](int64_t k) { return k <= 0; })) {
+    (void)fail(loc,
+               "kernel must be two positive integers, got " + shapeStr(kernel));
+    return failure();
+  }
+  if (failed(checkWindow(loc, strides, padding, dilations)))
+    return failure();
+  SmallVector<int64_t> shape(input.getShape());
+  for (int i = 0; i < 2; ++i) {
+    auto out = windowOutput(loc, shape[2 + i], kernel[i], strides[i],
+                            padding[i], padding[2 + i], dilations[i], ceilMode);
+    if (failed(out))
+      return failure();
+    shape[2 + i] = *out;
+  }
+  return RankedTensorType::get(shape, input.getElementType());
+}
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Shared helpers
+//===----------------------------------------------------------------------===//
+
+LogicalResult loom::nn::inferBroadcastResult(Loc loc, TypeRange operandTypes,
+                                             Type elementType, Types &results) {
+  SmallVector<int64_t> shape;
+  for (auto [i, type] : llvm::enumerate(operandTypes)) {
+    auto t = cast<RankedTensorType>(type);
+    SmallVector<int64_t> next;
+    if (!OpTrait::util::getBroadcastedShape(shape, t.getShape(), next))
+      return fail(loc, "operand shapes " + shapeStr(shape) + " and " +
+                           shapeStr(t.getShape()) + " do not broadcast");
+    shape = std::move(next);
+  }
+  results.push_back(RankedTensorType::get(shape, elementType));
+  return success();
+}
+
+LogicalResult loom::nn::verifyAxes(Operation *op, ArrayRef<int64_t> axes,
+                                   int64_t rank, bool requireSorted) {
+  llvm::SmallSet<int64_t, 8> seen;
+  for (int64_t axis : axes) {
+    if (axis < 0 || axis >= rank)
+      return op->emitOpError("axis ")
+             << axis << " is out of range for rank " << rank;
+    if (!seen.insert(axis).second)
+      return op->emitOpError("axis ") << axis << " is repeated";
+  }
+  if (requireSorted && !llvm::is_sorted(axes))
+    return op->emitOpError("axes must be sorted");
+  return success();
+}
+
+LogicalResult loom::nn::inferReduceResult(Loc loc, Type inputType,
+                                          ArrayRef<int64_t> axes, bool keepdims,
+                                          Types &results) {
+  auto input = cast<RankedTensorType>(inputType);
+  SmallVector<int64_t> shape;
+  for (int64_t d = 0; d < input.getRank(); ++d) {
+    if (!llvm::is_contained(axes, d))
+      shape.push_back(input.getDimSize(d));
+    else if (keepdims)
+      shape.push_back(1);
+  }
+  for (int64_t axis : axes)
+    if (failed(checkAxis(loc, axis, input.getRank(), "axis")))
+      return failure();
+  results.push_back(RankedTensorType::get(shape, input.getElementType()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Sources
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConstantOp::inferReturnTypes(MLIRContext *, Loc loc,
+                                           Adaptor adaptor, Types &types) {
+  // The parser and the op's invariants guarantee an elements attribute.
+  types.push_back(cast<ElementsAttr>(adaptor.getValueAttr()).getType());
+  return success();
+}
+
+/// Length of the ONNX Range sequence, or failure with a diagnostic.
+static FailureOr<int64_t> rangeLength(Loc loc, TypedAttr start, TypedAttr limit,
+                                      TypedAttr delta) {
+  if (start.getType() != limit.getType() ||
+      start.getType() != delta.getType()) {
+    (void)fail(loc, "start, limit and delta must have the same type");
+    return failure();
+  }
+  bool integers = isa<IntegerAttr>(start) && isa<IntegerAttr>(limit) &&
+                  isa<IntegerAttr>(delta);
+  bool floats =
+      isa<FloatAttr>(start) && isa<FloatAttr>(limit) && isa<FloatAttr>(delta);
+  if (!integers && !floats) {
+    (void)fail(loc, "start, limit and delta must be integers or floats");
+    return failure();
+  }
+  if (integers) {
+    int64_t s = cast<IntegerAttr>(start).getInt(),
+            l = cast<IntegerAttr>(limit).getInt(),
+            d = cast<IntegerAttr>(delta).getInt();
+    int64_t span;
+    if (d == 0 || llvm::SubOverflow(l, s, span)) {
+      (void)fail(loc,
+                 d == 0 ? "delta must not be zero" : "range bounds overflow");
+      return failure();
+    }
+    return std::max<int64_t>(llvm::divideCeilSigned(span, d), 0);
+  }
+  auto s = cast<FloatAttr>(start), l = cast<FloatAttr>(limit),
+       d = cast<FloatAttr>(delta);
+  double dv = d.getValueAsDouble();
+  if (dv == 0) {
+    (void)fail(loc, "delta must not be zero");
+    return failure();
+  }
+  double n = std::ceil((l.getValueAsDouble() - s.getValueAsDouble()) / dv);
+  if (n >= double(int64_t(1) << 48)) {
+    (void)fail(loc, "range has more than 2^48 elements");
+    return failure();
+  }
+  return n > 0 ? (int64_t)n : 0;
+}
+
+LogicalResult RangeOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor adaptor,
+                                        Types &types) {
+  auto n = rangeLength(loc, adaptor.getStartAttr(), adaptor.getLimitAttr(),
+                       adaptor.getDeltaAttr());
+  if (failed(n))
+    return failure();
+  types.push_back(
+      RankedTensorType::get({*n}, adaptor.getStartAttr().getType()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise
+//===----------------------------------------------------------------------===//
+
+LogicalResult CompareOp::inferReturnTypes(MLIRContext *ctx, Loc loc,
+                                          Adaptor adaptor, Types &types) {
+  return inferBroadcastResult(loc, adaptor.getOperands().getTypes(),
+                              IntegerType::get(ctx, 1), types);
+}
+
+LogicalResult WhereOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor adaptor,
+                                        Types &types) {
+  Type a = getElementTypeOrSelf(adaptor.getOnTrue().getType());
+  Type b = getElementTypeOrSelf(adaptor.getOnFalse().getType());
+  if (a != b)
+    return fail(loc, "on_true and on_false must have the same element type");
+  return inferBroadcastResult(loc, adaptor.getOperands().getTypes(), a, types);
+}
+
+LogicalResult CastOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor adaptor,
+                                       Types &types) {
+  auto input = cast<RankedTensorType>(adaptor.getInput().getType());
+  types.push_back(input.clone(adaptor.getTo()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Contractions and windows
+//===----------------------------------------------------------------------===//
+
+LogicalResult MatmulOp::inferReturnTypes(MLIRContext *, Loc loc,
+                                         Adaptor adaptor, Types &types) {
+  auto lhs = cast<RankedTensorType>(adaptor.getLhs().getType());
+  auto rhs = cast<RankedTensorType>(adaptor.getRhs().getType());
+  if (lhs.getRank() < 2 || rhs.getRank() < 2)
+    return fail(loc, "operands must have rank 2 or more, got ranks " +
+                         Twine(lhs.getRank()) + " and " + Twine(rhs.getRank()));
+  ArrayRef<int64_t> l = lhs.getShape(), r = rhs.getShape();
+  int64_t k = l.back(), k2 = r[r.size() - 2];
+  if (!compatible(k, k2))
+    return fail(loc, "contracting dimensions differ: lhs " + shapeStr(l) +
+                         " has " + Twine(k) + ", rhs " + shapeStr(r) + " has " +
+                         Twine(k2));
+  SmallVector<int64_t> batch;
+  if (!OpTrait::util::getBroadcastedShape(l.drop_back(2), r.drop_back(2),
+                                          batch))
+    return fail(loc, "batch dimensions " + shapeStr(l.drop_back(2)) + " and " +
+                         shapeStr(r.drop_back(2)) + " do not broadcast");
+  batch.push_back(l[l.size() - 2]);
+  batch.push_back(r.back());
+  types.push_back(RankedTensorType::get(batch, lhs.getElementType()));
+  return success();
+}
+
+LogicalResult Conv2dOp::inferReturnTypes(MLIRContext *, Loc loc,
+                                         Adaptor adaptor, Types &types) {
+  auto input = cast<RankedTensorType>(adaptor.getInput().getType());
+  auto filter = cast<RankedTensorType>(adaptor.getFilter().getType());
+  if (input.getRank() != 4 || filter.getRank() != 4)
+    return fail(loc, "input (NCHW) and filter (OIHW) must have rank 4");
+  if (failed(checkWindow(loc, adaptor.getStrides(), adaptor.getPadding(),
+                         adaptor.getDilations())))
+    return failure();
+  int64_t groups = adaptor.getGroups();
+  if (groups <= 0)
+    return fail(loc, "groups must be positive, got " + Twine(groups));
+  int64_t c = input.getDimSize(1), o = filter.getDimSize(0),
+          cg = filter.getDimSize(1);
+  if (!ShapedType::isDynamic(c) && !ShapedType::isDynamic(cg) &&
+      c != cg * groups)
+    return fail(loc, "input has " + Twine(c) +
+                         " channels but the filter expects " + Twine(cg) +
+                         " per group x " + Twine(groups) + " groups");
+  if (!ShapedType::isDynamic(o) && o % groups != 0)
+    return fail(loc, "filter has " + Twine(o) +
+                         " output channels, not divisible by " + Twine(groups) +
+                         " groups");
+  SmallVector<int64_t> shape = {input.getDimSize(0), o, 0, 0};
+  for (int i = 0; i < 2; ++i) {
+    auto out =
+        windowOutput(loc, input.getDimSize(2 + i), filter.getDimSize(2 + i),
+                     adaptor.getStrides()[i], adaptor.getPadding()[i],
+                     adaptor.getPadding()[2 + i], adaptor.getDilations()[i],
+                     /*ceilMode=*/false);
+    if (failed(out))
+      return failure();
+    shape[2 + i] = *out;
+  }
+  types.push_back(RankedTensorType::get(shape, input.getElementType()));
+  return success();
+}
+
+LogicalResult Conv2dOp::verify() {
+  if (!getBias() || getFilter().getType().getRank() != 4)
+    return success();
+  auto bias = getBias().getType();
+  int64_t o = getFilter().getType().getDimSize(0);
+  if (bias.getRank() != 1 || !compatible(bias.getDimSize(0), o))
+    return emitOpError("bias must have shape [") << o << "], got " << bias;
+  return success();
+}
+
+LogicalResult MaxPool2dOp::inferReturnTypes(MLIRContext *, Loc loc,
+                                            Adaptor adaptor, Types &types) {
+  auto result =
+      inferPool(loc, adaptor.getInput().getType(), adaptor.getKernel(),
+                adaptor.getStrides(), adaptor.getPadding(),
+                adaptor.getDilations(), adaptor.getCeilMode());
+  if (failed(result))
+    return failure();
+  types.push_back(*result);
+  return success();
+}
+
+/// Whether the window attributes have the lengths inference checks.
+static bool windowShaped(ArrayRef<int64_t> kernel, ArrayRef<int64_t> padding,
+                         ArrayRef<int64_t> dilations) {
+  return kernel.size() == 2 && padding.size() == 4 && dilations.size() == 2;
+}
+
+LogicalResult MaxPool2dOp::verify() {
+  if (!windowShaped(getKernel(), getPadding(), getDilations()))
+    return success();
+  // Padding wider than the window would create windows of padding only.
+  for (int i = 0; i < 2; ++i)
+    if (getPadding()[i] >= getKernel()[i] * getDilations()[i] ||
+        getPadding()[2 + i] >= getKernel()[i] * getDilations()[i])
+      return emitOpError("padding must be smaller than the window extent");
+  return success();
+}
+
+LogicalResult AvgPool2dOp::inferReturnTypes(MLIRContext *, Loc loc,
+                                            Adaptor adaptor, Types &types) {
+  SmallVector<int64_t> ones = {1, 1};
+  auto result = inferPool(loc, adaptor.getInput().getType(),
+                          adaptor.getKernel(), adaptor.getStrides(),
+                          adaptor.getPadding(), ones, adaptor.getCeilMode());
+  if (failed(result))
+    return failure();
+  types.push_back(*result);
+  return success();
+}
+
+LogicalResult AvgPool2dOp::verify() {
+  if (!windowShaped(getKernel(), getPadding(), {1, 1}))
+    return success();
+  for (int i = 0; i < 2; ++i)
+    if (getPadding()[i] >= getKernel()[i] ||
+        getPadding()[2 + i] >= getKernel()[i])
+      return emitOpError("padding must be smaller than the kernel");
+  return success();
+}
+
+static LogicalResult inferGlobalPool(Loc loc, Type inputType, Types &types) {
+  auto input = cast<RankedTensorType>(inputType);
+  if (input.getRank() != 4)
+    return fail(loc, "input must have rank 4 (NCHW), got rank " +
+                         Twine(input.getRank()));
+  types.push_back(
+      RankedTensorType::get({input.getDimSize(0), input.getDimSize(1), 1, 1},
+                            input.getElementType()));
+  return success();
+}
+
+LogicalResult GlobalAvgPool2dOp::inferReturnTypes(MLIRContext *, Loc loc,
+                                                  Adaptor adaptor,
+                                                  Types &types) {
+  return inferGlobalPool(loc, adaptor.getInput().getType(), types);
+}
+
+LogicalResult GlobalMaxPool2dOp::inferReturnTypes(MLIRContext *, Loc loc,
+                                                  Adaptor adaptor,
+                                                  Types &types) {
+  return inferGlobalPool(loc, adaptor.getInput().getType(), types);
+}
+
+//===----------------------------------------------------------------------===//
+// Normalisations
+//===----------------------------------------------------------------------===//
+
+static LogicalResult verifyAxisOf(Operation *op, int64_t axis, Type type) {
+  int64_t rank = cast<RankedTensorType>(type).getRank();
+  if (axis < 0 || axis >= rank)
+    return op->emitOpError("axis ")
+           << axis << " is out of range for rank " << rank;
+  return success();
+}
+
+LogicalResult SoftmaxOp::verify() {
+  return verifyAxisOf(*this, getAxis(), getInput().getType());
+}
+
+LogicalResult LogSoftmaxOp::verify() {
+  return verifyAxisOf(*this, getAxis(), getInput().getType());
+}
+
+LogicalResult LayerNormOp::inferReturnTypes(MLIRContext *, Loc loc,
+                                            Adaptor adaptor, Types &types) {
+  auto input = cast<RankedTensorType>(adaptor.getInput().getType());
+  if (failed(checkAxis(loc, adaptor.getAxis(), input.getRank(), "axis")))
+    return failure();
+  types.push_back(input);
+  return success();
+}
+
+LogicalResult LayerNormOp::verify() {
+  if (getAxis() < 0 || getAxis() >= getInput().getType().getRank())
+    return success();
+  ArrayRef<int64_t> normalized =
+      getInput().getType().getShape().drop_front(getAxis());
+  for (auto [name, value] : {std::pair<StringRef, Value>{"scale", getScale()},
+                             {"bias", getBias()}}) {
+    if (!value)
+      continue;
+    auto shape = cast<RankedTensorType>(value.getType()).getShape();
+    if (!compatible(shape, normalized))
+      return emitOpError() << name << " must have the normalized shape "
+                           << shapeStr(normalized) << ", got "
+                           << shapeStr(shape);
+  }
+  if (getEpsilon().convertToDouble() < 0)
+    return emitOpError("epsilon must be non-negative");
+  return success();
+}
+
+LogicalResult BatchNormOp::inferReturnTypes(MLIRContext *, Loc loc,
+                                            Adaptor adaptor, Types &types) {
+  auto input = cast<RankedTensorType>(adaptor.getInput().getType());
+  if (input.getRank() < 2)
+    return fail(loc, "input must have rank 2 or more (N, C, ...)");
+  types.push_back(input);
+  return success();
+}
+
+LogicalResult BatchNormOp::verify() {
+  if (getInput().getType().getRank() < 2)
+    return success();
+  int64_t c = getInput().getType().getDimSize(1);
+  for (auto [name, value] : {std::pair<StringRef, Value>{"scale", getScale()},
+                             {"bias", getBias()},
+                             {"mean", getMean()},
+                             {"variance", getVariance()}}) {
+    auto t = cast<RankedTensorType>(value.getType());
+    if (t.getRank() != 1 || !compatible(t.getDimSize(0), c))
+      return emitOpError() << name << " must have shape [" << c << "], got "
+                           << t;
+  }
+  if (getEpsilon().convertToDouble() < 0)
+    return emitOpError("epsilon must be non-negative");
+  return success();
+}
+
+LogicalResult CrossEntropyOp::inferReturnTypes(MLIRContext *, Loc loc,
+                                               Adaptor adaptor, Types &types) {
+  auto logits = cast<RankedTensorType>(adaptor.getLogits().getType());
+  if (failed(checkAxis(loc, adaptor.getClassAxis(), logits.getRank(),
+                       "class_axis")))
+    return failure();
+  types.push_back(RankedTensorType::get({}, logits.getElementType()));
+  return success();
+}
+
+LogicalResult CrossEntropyOp::verify() {
+  if (getClassAxis() < 0 || getClassAxis() >= getLogits().getType().getRank())
+    return success();
+  SmallVector<int64_t> expected(getLogits().getType().getShape());
+  expected.erase(expected.begin() + getClassAxis());
+  ArrayRef<int64_t> labels = getLabels().getType().getShape();
+  if (!compatible(labels, expected))
+    return emitOpError("labels must have the logits' shape without the class "
+                       "axis, ")
+           << shapeStr(expected) << ", got " << shapeStr(labels);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Indexing and data movement
+//===----------------------------------------------------------------------===//
+
+LogicalResult GatherOp::inferReturnTypes(MLIRContext *, Loc loc,
+                                         Adaptor adaptor, Types &types) {
+  auto data = cast<RankedTensorType>(adaptor.getData().getType());
+  auto indices = cast<RankedTensorType>(adaptor.getIndices().getType());
+  int64_t axis = adaptor.getAxis();
+  if (failed(checkAxis(loc, axis, data.getRank(), "axis")))
+    return failure();
+  SmallVector<int64_t> shape(data.getShape().take_front(axis));
+  llvm::append_range(shape, indices.getShape());
+  llvm::append_range(shape, data.getShape().drop_front(axis + 1));
+  types.push_back(RankedTensorType::get(shape, data.getElementType()));
+  return success();
+}
+
+LogicalResult ReshapeOp::inferReturnTypes(MLIRContext *, Loc loc,
+                                          Adaptor adaptor, Types &types) {
+  auto input = cast<RankedTensorType>(adaptor.getInput().getType());
+  ArrayRef<int64_t> shape = adaptor.getShape();
+  if (llvm::any_of(shape, [](int64_t d) { return d < 0; }))
+    return fail(loc, "target shape " + shapeStr(shape) +
+                         " must be static and non-negative");
+  types.push_back(RankedTensorType::get(shape, input.getElementType()));
+  return success();
+}
+
+LogicalResult ReshapeOp::verify() {
+  RankedTensorType input = getInput().getType();
+  if (!input.hasStaticShape() ||
+      llvm::any_of(getShape(), [](int64_t d) { return d < 0; }))
+    return success();
+  int64_t count = 1;
+  for (int64_t d : getShape())
+    count *= d;
+  if (count != input.getNumElements())
+    return emitOpError("cannot reshape ")
+           << shapeStr(input.getShape()) << " (" << input.getNumElements()
+           << " elements) to " << shapeStr(getShape()) << " (" << count
+           << " elements)";
+  return success();
+}
+
+LogicalResult TransposeOp::inferReturnTypes(MLIRContext *, Loc loc,
+                                            Adaptor adaptor, Types &types) {
+  auto input = cast<RankedTensorType>(adaptor.getInput().getType());
+  ArrayRef<int64_t> perm = adaptor.getPermutation();
+  int64_t rank = input.getRank();
+  SmallVector<bool> seen(rank, false);
+  if ((int64_t)perm.size() != rank)
+    return fail(loc, "permutation " + shapeStr(perm) + " must have " +
+                         Twine(rank) + " entries");
+  for (int64_t p : perm) {
+    if (p < 0 || p >= rank || seen[p])
+      return fail(loc, shapeStr(perm) + " is not a permutation of [0, " +
+                           Twine(rank) + ")");
+    seen[p] = true;
+  }
+  SmallVector<int64_t> shape;
+  for (int64_t p : perm)
+    shape.push_back(input.getDimSize(p));
+  types.push_back(RankedTensorType::get(shape, input.getElementType()));
+  return success();
+}
+
+LogicalResult ConcatOp::inferReturnTypes(MLIRContext *, Loc loc,
+                                         Adaptor adaptor, Types &types) {
+  // The op's invariants guarantee at least one input.
+  auto first = cast<RankedTensorType>(adaptor.getInputs().front().getType());
+  int64_t axis = adaptor.getAxis();
+  if (failed(checkAxis(loc, axis, first.getRank(), "axis")))
+    return failure();
+  SmallVector<int64_t> shape(first.getShape());
+  for (auto [i, value] : llvm::enumerate(adaptor.getInputs().drop_front())) {
+    auto t = cast<RankedTensorType>(value.getType());
+    if (t.getRank() != first.getRank())
+      return fail(loc, "input #" + Twine(i + 1) + " has rank " +
+                           Twine(t.getRank()) + ", expected " +
+                           Twine(first.getRank()));
+    for (int64_t d = 0; d < t.getRank(); ++d) {
+      int64_t size = t.getDimSize(d);
+      if (d == axis) {
+        shape[d] =
+            ShapedType::isDynamic(shape[d]) || ShapedType::isDynamic(size)
+                ? ShapedType::kDynamic
+                : shape[d] + size;
+      } else if (!compatible(shape[d], size)) {
+        return fail(loc, "input #" + Twine(i + 1) + " has shape " +
+                             shapeStr(t.getShape()) +
+                             ", which differs from input #0 " +
+                             shapeStr(first.getShape()) +
+                             " outside the concatenation axis");
+      }
+    }
+  }
+  types.push_back(RankedTensorType::get(shape, first.getElementType()));
+  return success();
+}
+
+LogicalResult SliceOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor adaptor,
+                                        Types &types) {
+  auto input = cast<RankedTensorType>(adaptor.getInput().getType());
+  int64_t rank = input.getRank();
+  ArrayRef<int64_t> offsets = adaptor.getOffsets(), sizes = adaptor.getSizes(),
+                    strides = adaptor.getStrides();
+  if ((int64_t)offsets.size() != rank || (int64_t)sizes.size() != rank ||
+      (int64_t)strides.size() != rank)
+    return fail(loc, "offsets, sizes and strides must have " + Twine(rank) +
+                         " entries each");
+  for (int64_t d = 0; d < rank; ++d) {
+    if (strides[d] == 0)
+      return fail(loc, "stride of dimension " + Twine(d) + " is zero");
+    if (sizes[d] < 0)
+      return fail(loc, "size of dimension " + Twine(d) + " is negative");
+    int64_t dim = input.getDimSize(d);
+    if (sizes[d] == 0 || ShapedType::isDynamic(dim))
+      continue;
+    int64_t last = offsets[d] + (sizes[d] - 1) * strides[d];
+    if (offsets[d] < 0 || offsets[d] >= dim || last < 0 || last >= dim)
+      return fail(loc, "dimension " + Twine(d) + " reads indices " +
+                           Twine(offsets[d]) + " to " + Twine(last) +
+                           ", outside [0, " + Twine(dim) + ")");
+  }
+  types.push_back(RankedTensorType::get(sizes, input.getElementType()));
+  return success();
+}
+
+LogicalResult SplitOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor adaptor,
+                                        Types &types) {
+  auto input = cast<RankedTensorType>(adaptor.getInput().getType());
+  int64_t axis = adaptor.getAxis();
+  if (failed(checkAxis(loc, axis, input.getRank(), "axis")))
+    return failure();
+  int64_t total = 0;
+  for (int64_t size : adaptor.getSizes()) {
+    if (size < 0)
+      return fail(loc, "split sizes must be non-negative");
+    total += size;
+    SmallVector<int64_t> shape(input.getShape());
+    shape[axis] = size;
+    types.push_back(RankedTensorType::get(shape, input.getElementType()));
+  }
+  if (adaptor.getSizes().empty())
+    return fail(loc, "needs at least one split size");
+  if (!compatible(total, input.getDimSize(axis)))
+    return fail(loc, "split sizes add up to " + Twine(total) +
+                         " but dimension " + Twine(axis) + " has " +
+                         Twine(input.getDimSize(axis)));
+  return success();
+}
+
+LogicalResult BroadcastToOp::inferReturnTypes(MLIRContext *, Loc loc,
+                                              Adaptor adaptor, Types &types) {
+  auto input = cast<RankedTensorType>(adaptor.getInput().getType());
+  ArrayRef<int64_t> shape = adaptor.getShape();
+  if (llvm::any_of(shape, [](int64_t d) { return d < 0; }))
+    return fail(loc, "target shape " + shapeStr(shape) +
+                         " must be static and non-negative");
+  int64_t offset = (int64_t)shape.size() - input.getRank();
+  if (offset < 0)
+    return fail(loc, "cannot broadcast rank " + Twine(input.getRank()) +
+                         " to the lower rank " + Twine(shape.size()));
+  for (int64_t d = 0; d < input.getRank(); ++d) {
+    int64_t size = input.getDimSize(d);
+    if (size != 1 && !compatible(size, shape[offset + d]))
+      return fail(loc, "cannot broadcast " + shapeStr(input.getShape()) +
+                           " to " + shapeStr(shape));
+  }
+  types.push_back(RankedTensorType::get(shape, input.getElementType()));
+  return success();
+}
+
+LogicalResult SqueezeOp::inferReturnTypes(MLIRContext *, Loc loc,
+                                          Adaptor adaptor, Types &types) {
+  auto input = cast<RankedTensorType>(adaptor.getInput().getType());
+  ArrayRef<int64_t> axes = adaptor.getAxes();
+  for (int64_t axis : axes) {
+    if (failed(checkAxis(loc, axis, input.getRank(), "axis")))
+      return failure();
+    if (!compatible(input.getDimSize(axis), 1))
+      return fail(loc, "cannot squeeze dimension " + Twine(axis) + " of size " +
+                           Twine(input.getDimSize(axis)));
+  }
+  SmallVector<int64_t> shape;
+  for (int64_t d = 0; d < input.getRank(); ++d)
+    if (!llvm::is_contained(axes, d))
+      shape.push_back(input.getDimSize(d));
+  types.push_back(RankedTensorType::get(shape, input.getElementType()));
+  return success();
+}
+
+LogicalResult SqueezeOp::verify() {
+  return verifyAxes(*this, getAxes(), getInput().getType().getRank(), true);
+}
+
+LogicalResult UnsqueezeOp::inferReturnTypes(MLIRContext *, Loc loc,
+                                            Adaptor adaptor, Types &types) {
+  auto input = cast<RankedTensorType>(adaptor.getInput().getType());
+  ArrayRef<int64_t> axes = adaptor.getAxes();
+  int64_t rank = input.getRank() + axes.size();
+  for (int64_t axis : axes)
+    if (failed(checkAxis(loc, axis, rank, "axis")))
+      return failure();
+  SmallVector<int64_t> shape;
+  ArrayRef<int64_t> in = input.getShape();
+  for (int64_t d = 0; d < rank; ++d) {
+    if (llvm::is_contained(axes, d)) {
+      shape.push_back(1);
+    } else if (!in.empty()) { // repeated axes leave fewer; verify() says so
+      shape.push_back(in.front());
+      in = in.drop_front();
+    }
+  }
+  types.push_back(RankedTensorType::get(shape, input.getElementType()));
+  return success();
+}
+
+LogicalResult UnsqueezeOp::verify() {
+  return verifyAxes(*this, getAxes(), getResult().getType().getRank(), true);
+}
+
+LogicalResult PadOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor adaptor,
+                                      Types &types) {
+  auto input = cast<RankedTensorType>(adaptor.getInput().getType());
+  ArrayRef<int64_t> low = adaptor.getLow(), high = adaptor.getHigh();
+  int64_t rank = input.getRank();
+  if ((int64_t)low.size() != rank || (int64_t)high.size() != rank)
+    return fail(loc, "low and high must have " + Twine(rank) + " entries each");
+  SmallVector<int64_t> shape(input.getShape());
+  for (int64_t d = 0; d < rank; ++d) {
+    if (low[d] < 0 || high[d] < 0)
+      return fail(loc, "padding of dimension " + Twine(d) +
+                           " is negative (use nn.slice to crop)");
+    if (!ShapedType::isDynamic(shape[d]))
+      shape[d] += low[d] + high[d];
+  }
+  types.push_back(RankedTensorType::get(shape, input.getElementType()));
+  return success();
+}
+
+LogicalResult PadOp::verify() {
+  RankedTensorType input = getInput().getType();
+  if ((int64_t)getLow().size() != input.getRank() ||
+      (int64_t)getHigh().size() != input.getRank())
+    return success();
+  if (getMode() != PadMode::Constant) {
+    if (getValue())
+      return emitOpError("a padding value is only allowed in constant mode");
+    if (getMode() == PadMode::Reflect)
+      for (int64_t d = 0; d < input.getRank(); ++d) {
+        int64_t size = input.getDimSize(d);
+        if (!ShapedType::isDynamic(size) &&
+            (getLow()[d] >= size || getHigh()[d] >= size))
+          return emitOpError("reflect padding of dimension ")
+                 << d << " must be smaller than its size " << size;
+      }
+    if (getMode() == PadMode::Edge)
+      for (int64_t d = 0; d < input.getRank(); ++d)
+        if (input.getDimSize(d) == 0 && (getLow()[d] || getHigh()[d]))
+          return emitOpError("cannot edge-pad the empty dimension ") << d;
+    return success();
+  }
+  if (auto value = getValueAttr())
+    if (value.getType() != input.getElementType())
+      return emitOpError("padding value type ")
+             << value.getType() << " differs from the element type "
+             << input.getElementType();
+  return success();
+}
+
+LogicalResult TriluOp::verify() {
+  if (getInput().getType().getRank() < 2)
+    return emitOpError("input must have rank 2 or more");
+  return success();
+}

@@ -1,0 +1,55 @@
+//===- Driver.h - The loomc compiler driver ---------------------*- C++ -*-===//
+//
+// loomc is staged: load the input into an `nn` module, run the pipeline up to
+// the requested stage, emit that stage. Each later capability (ONNX import,
+// planning, partitioning, code generation, training) adds a stage and the
+// options that steer it; the options live in one struct so that tests and
+// the Python bindings can drive the same code without a command line.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LOOM_DRIVER_DRIVER_H
+#define LOOM_DRIVER_DRIVER_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+#include <string>
+
+namespace loom::driver {
+
+/// What loomc writes.
+enum class EmitKind {
+  /// The verified, canonicalised nn module.
+  NN,
+  /// A per-function table of FLOPs and bytes.
+  Cost,
+};
+
+struct Options {
+  std::string inputFile = "-";
+  std::string outputFile = "-";
+  EmitKind emit = EmitKind::NN;
+};
+
+/// Parses the input named by `options` into a module, or reports why not.
+/// The input's buffer is added to `sourceMgr` so diagnostics can quote it.
+mlir::OwningOpRef<mlir::ModuleOp> loadInput(mlir::MLIRContext &context,
+                                            llvm::SourceMgr &sourceMgr,
+                                            const Options &options);
+
+/// Runs the pipeline `options` asks for on `module`.
+mlir::LogicalResult runPipeline(mlir::ModuleOp module, const Options &options);
+
+/// Writes what `options.emit` names to `os`.
+mlir::LogicalResult emit(mlir::ModuleOp module, const Options &options,
+                         llvm::raw_ostream &os);
+
+/// loomc's main: parses the command line and runs the stages above. Output
+/// files are written whole or not at all.
+int loomcMain(int argc, char **argv);
+
+} // namespace loom::driver
+
+#endif // LOOM_DRIVER_DRIVER_H

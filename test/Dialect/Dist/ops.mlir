@@ -1,0 +1,71 @@
+// RUN: loom-opt %s | FileCheck %s
+// RUN: loom-opt %s | loom-opt | FileCheck %s
+// RUN: loom-opt %s -mlir-print-op-generic | loom-opt | FileCheck %s
+
+// CHECK: dist.mesh @m axes [<"dp" = 2, inter_node, bandwidth = 25, latency = 5>, <"tp" = 4, intra_node, bandwidth = 450, latency = 2.5>]
+dist.mesh @m axes [<"dp" = 2, inter_node, bandwidth = 25, latency = 5.0>,
+                   <"tp" = 4, intra_node, bandwidth = 450.0, latency = 2.5>]
+// Bandwidth and latency are optional; zero is not printed.
+// CHECK: dist.mesh @pipeline axes [<"pp" = 4, inter_node>]
+dist.mesh @pipeline axes [<"pp" = 4, inter_node, bandwidth = 0>]
+
+// CHECK-LABEL: func.func @annotations
+// CHECK-SAME: {dist.sharding = #dist.sharding<@m, [{"dp"}, {}]>}
+// CHECK-SAME: {dist.sharding = #dist.sharding<@m, [{}, {"tp"}]>}
+// CHECK-SAME: -> (tensor<8x64xf32> {dist.sharding = #dist.sharding<@m, [{"dp"}, {"tp", ?}]>})
+func.func @annotations(%x: tensor<8x16xf32> {dist.sharding = #dist.sharding<@m, [{"dp"}, {}]>},
+                       %w: tensor<16x64xf32> {dist.sharding = #dist.sharding<@m, [{}, {"tp"}]>})
+    -> (tensor<8x64xf32> {dist.sharding = #dist.sharding<@m, [{"dp"}, {"tp", ?}]>}) {
+  // CHECK: nn.matmul {{.*}} {dist.shardings = [#dist.sharding<@m, [{"dp"}, {"tp"}]>]}
+  %h = nn.matmul %x, %w {dist.shardings = [#dist.sharding<@m, [{"dp"}, {"tp"}]>]}
+      : tensor<8x16xf32>, tensor<16x64xf32> -> tensor<8x64xf32>
+  // CHECK: dist.annotate %{{.*}} <@m, [{"dp"}, {?}]> : tensor<8x64xf32>
+  %a = dist.annotate %h <@m, [{"dp"}, {?}]> : tensor<8x64xf32>
+  // Two axes on one dimension, major to minor.
+  // CHECK: dist.annotate %{{.*}} <@m, [{"dp", "tp"}, {}]> : tensor<8x64xf32>
+  %b = dist.annotate %a <@m, [{"dp", "tp"}, {}]> : tensor<8x64xf32>
+  // Partial sums, and partial maxima.
+  // CHECK: dist.annotate %{{.*}} <@m, [{"dp"}, {}], partial = {"tp"}> : tensor<8x64xf32>
+  %c = dist.annotate %b <@m, [{"dp"}, {}], partial = {"tp"}> : tensor<8x64xf32>
+  // CHECK: dist.annotate %{{.*}} <@m, [{}, {}], partial<max> = {"dp", "tp"}> : tensor<8x64xf32>
+  %d = dist.annotate %c <@m, [{}, {}], partial<max> = {"dp", "tp"}> : tensor<8x64xf32>
+  // CHECK: dist.annotate %{{.*}} <@m, [{}, {}]> : tensor<8x64xf32>
+  %e = dist.annotate %d <@m, [{}, {}], partial<sum> = {}> : tensor<8x64xf32>
+  return %e : tensor<8x64xf32>
+}
+
+// CHECK-LABEL: func.func @collectives
+func.func @collectives(%x: tensor<8x16xf32>, %b: tensor<4xi1>, %i: tensor<8xi32>) {
+  // CHECK: dist.all_reduce sum %{{.*}} over @m ["tp"] : tensor<8x16xf32>
+  %0 = dist.all_reduce sum %x over @m ["tp"] : tensor<8x16xf32>
+  // CHECK: dist.all_reduce mean %{{.*}} over @m ["dp", "tp"] : tensor<8x16xf32>
+  %1 = dist.all_reduce mean %x over @m ["dp", "tp"] : tensor<8x16xf32>
+  // CHECK: dist.all_reduce max %{{.*}} over @m ["dp"] : tensor<4xi1>
+  %2 = dist.all_reduce max %b over @m ["dp"] : tensor<4xi1>
+  // CHECK: dist.all_reduce min %{{.*}} over @m ["dp"] : tensor<8xi32>
+  %3 = dist.all_reduce min %i over @m ["dp"] : tensor<8xi32>
+  // CHECK: dist.all_gather %{{.*}} over @m ["tp"] dim = 1 : tensor<8x16xf32> -> tensor<8x64xf32>
+  %4 = dist.all_gather %x over @m ["tp"] dim = 1 : tensor<8x16xf32> -> tensor<8x64xf32>
+  // CHECK: dist.all_gather %{{.*}} over @m ["dp", "tp"] dim = 0 : tensor<8x16xf32> -> tensor<64x16xf32>
+  %5 = dist.all_gather %x over @m ["dp", "tp"] dim = 0 : tensor<8x16xf32> -> tensor<64x16xf32>
+  // CHECK: dist.reduce_scatter sum %{{.*}} over @m ["dp"] dim = 0 : tensor<8x16xf32> -> tensor<4x16xf32>
+  %6 = dist.reduce_scatter sum %x over @m ["dp"] dim = 0 : tensor<8x16xf32> -> tensor<4x16xf32>
+  // CHECK: dist.all_to_all %{{.*}} over @m ["tp"] split_dim = 1 concat_dim = 0 : tensor<8x16xf32> -> tensor<32x4xf32>
+  %7 = dist.all_to_all %x over @m ["tp"] split_dim = 1 concat_dim = 0 : tensor<8x16xf32> -> tensor<32x4xf32>
+  // CHECK: dist.broadcast %{{.*}} over @m ["dp", "tp"] root = [1, 3] : tensor<8x16xf32>
+  %8 = dist.broadcast %x over @m ["dp", "tp"] root = [1, 3] : tensor<8x16xf32>
+  // CHECK: dist.collective_permute %{{.*}} over @pipeline ["pp"] pairs = [0 -> 1, 1 -> 2, 2 -> 3] : tensor<8x16xf32>
+  %9 = dist.collective_permute %x over @pipeline ["pp"] pairs = [0 -> 1, 1 -> 2, 2 -> 3] : tensor<8x16xf32>
+  // A ring.
+  // CHECK: dist.collective_permute %{{.*}} over @m ["tp"] pairs = [0 -> 1, 1 -> 2, 2 -> 3, 3 -> 0] : tensor<8x16xf32>
+  %10 = dist.collective_permute %x over @m ["tp"] pairs = [0 -> 1, 1 -> 2, 2 -> 3, 3 -> 0] : tensor<8x16xf32>
+  return
+}
+
+// Standalone attributes print in full.
+// CHECK-LABEL: func.func @standalone
+// CHECK-SAME: test.axis = #dist.axis<"x" = 2, intra_node>
+// CHECK-SAME: test.dim = #dist.dim<{"dp", ?}>
+func.func @standalone() attributes {test.dim = #dist.dim<{"dp", ?}>, test.axis = #dist.axis<"x" = 2, intra_node>} {
+  return
+}

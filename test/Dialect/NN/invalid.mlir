@@ -1,0 +1,681 @@
+// RUN: loom-opt %s -split-input-file -verify-diagnostics -o /dev/null
+func.func @no_broadcast(%a: tensor<4x8xf32>, %b: tensor<4xf32>) {
+  // expected-error@+1 {{operand shapes [4, 8] and [4] do not broadcast}}
+  %0 = nn.add %a, %b : tensor<4x8xf32>, tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @element_types_differ(%a: tensor<4xf32>, %b: tensor<4xf16>) {
+  // expected-error@+1 {{requires the same element type for all operands and results}}
+  %0 = nn.mul %a, %b : tensor<4xf32>, tensor<4xf16>
+  return
+}
+
+// -----
+
+func.func @wrong_result(%a: tensor<8xf32>) {
+  // expected-error@+2 {{failed to infer returned types}}
+  // expected-error@+1 {{inferred type(s) 'tensor<4x8xf32>' are incompatible with return type(s) of operation 'tensor<4x4xf32>'}}
+  %0 = "nn.broadcast_to"(%a) <{shape = array<i64: 4, 8>}> : (tensor<8xf32>) -> tensor<4x4xf32>
+  return
+}
+
+// -----
+
+func.func @float_only(%a: tensor<4xi32>) {
+  // expected-error@+1 {{must be ranked tensor of floating-point values}}
+  %0 = nn.exp %a : tensor<4xi32>
+  return
+}
+
+// -----
+
+func.func @range_types() {
+  // expected-error@+2 {{failed to infer returned types}}
+  // expected-error@+1 {{start, limit and delta must have the same type}}
+  %0 = "nn.range"() <{start = 0 : i64, limit = 4 : i32, delta = 1 : i64}> : () -> tensor<4xi64>
+  return
+}
+
+// -----
+
+func.func @range_kind() {
+  // expected-error@+2 {{failed to infer returned types}}
+  // expected-error@+1 {{start, limit and delta must be integers or floats}}
+  %0 = "nn.range"() <{start = dense<0> : tensor<i64>, limit = dense<4> : tensor<i64>, delta = dense<1> : tensor<i64>}> : () -> tensor<4xi64>
+  return
+}
+
+// -----
+
+func.func @range_zero_step() {
+  // expected-error@+2 {{failed to infer returned types}}
+  // expected-error@+1 {{delta must not be zero}}
+  %0 = nn.range 0 to 4 step 0 -> tensor<4xi64>
+  return
+}
+
+// -----
+
+func.func @range_zero_float_step() {
+  // expected-error@+2 {{failed to infer returned types}}
+  // expected-error@+1 {{delta must not be zero}}
+  %0 = nn.range 0.0 to 4.0 step 0.0 -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @range_overflow() {
+  // expected-error@+2 {{failed to infer returned types}}
+  // expected-error@+1 {{range bounds overflow}}
+  %0 = nn.range -9223372036854775807 to 9223372036854775807 step 1 -> tensor<4xi64>
+  return
+}
+
+// -----
+
+func.func @range_too_long() {
+  // expected-error@+2 {{failed to infer returned types}}
+  // expected-error@+1 {{range has more than 2^48 elements}}
+  %0 = nn.range 0.0 to 1.0e30 step 1.0 -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @range_float_bounds_for_int() {
+  // expected-error@+1 {{integer range bounds expected for 'i64'}}
+  %0 = nn.range 0.5 to 4 step 1 -> tensor<4xi64>
+  return
+}
+
+// -----
+
+func.func @range_not_number() {
+  // expected-error@+1 {{range bounds must be numbers}}
+  %0 = nn.range "a" to 4 step 1 -> tensor<4xi64>
+  return
+}
+
+// -----
+
+func.func @range_element_type() {
+  // expected-error@+1 {{range element type must be an integer or float type, got 'index'}}
+  %0 = nn.range 0 to 4 step 1 -> tensor<4xindex>
+  return
+}
+
+// -----
+
+func.func @cast_target(%a: tensor<4xf32>) {
+  // expected-error@+1 {{result #0 must be ranked tensor of floating-point or signless integer or 1-bit signless integer values, but got 'tensor<4xindex>'}}
+  %0 = nn.cast %a : tensor<4xf32> to index
+  return
+}
+
+// -----
+
+func.func @matmul_rank(%a: tensor<4xf32>, %b: tensor<4x8xf32>) {
+  // expected-error@+2 {{failed to infer returned types}}
+  // expected-error@+1 {{operands must have rank 2 or more, got ranks 1 and 2}}
+  %0 = nn.matmul %a, %b : tensor<4xf32>, tensor<4x8xf32> -> tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_k(%a: tensor<4x8xf32>, %b: tensor<4x8xf32>) {
+  // expected-error@+2 {{failed to infer returned types}}
+  // expected-error@+1 {{contracting dimensions differ: lhs [4, 8] has 8, rhs [4, 8] has 4}}
+  %0 = nn.matmul %a, %b : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_batch(%a: tensor<2x4x8xf32>, %b: tensor<3x8x4xf32>) {
+  // expected-error@+2 {{failed to infer returned types}}
+  // expected-error@+1 {{batch dimensions [2] and [3] do not broadcast}}
+  %0 = nn.matmul %a, %b : tensor<2x4x8xf32>, tensor<3x8x4xf32> -> tensor<2x4x4xf32>
+  return
+}
+
+// -----
+
+func.func @conv_rank(%a: tensor<3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
+  // expected-error@+2 {{failed to infer returned types}}
+  // expected-error@+1 {{input (NCHW) and filter (OIHW) must have rank 4}}
+  %0 = nn.conv2d %a, %w : tensor<3x8x8xf32>, tensor<4x3x3x3xf32> -> tensor<1x4x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv_strides(%a: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
+  // expected-error@+2 {{failed to infer returned types}}
+  // expected-error@+1 {{strides must be two positive integers, got [0, 1]}}
+  %0 = nn.conv2d %a, %w {strides = array<i64: 0, 1>} : tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32> -> tensor<1x4x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv_padding(%a: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
+  // expected-error@+2 {{failed to infer returned types}}
+  // expected-error@+1 {{padding must be four non-negative integers [top, left, bottom, right], got [1, 1]}}
+  %0 = nn.conv2d %a, %w {padding = array<i64: 1, 1>} : tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32> -> tensor<1x4x8x8xf32>
+  return
+}
+
+// -----
+
+func.func @conv_dilations(%a: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
+  // expected-error@+2 {{failed to infer returned types}}
+  // expected-error@+1 {{dilations must be two positive integers, got [1, -1]}}
+  %0 = nn.conv2d %a, %w {dilations = array<i64: 1, -1>} : tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32> -> tensor<1x4x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv_groups(%a: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
+  // expected-error@+2 {{failed to infer returned types}}
+  // expected-error@+1 {{groups must be positive, got 0}}
+  %0 = nn.conv2d %a, %w {groups = 0 : i64} : tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32> -> tensor<1x4x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv_channels(%a: tensor<1x4x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
+  // expected-error@+2 {{failed to infer returned types}}
+  // expected-error@+1 {{input has 4 channels but the filter expects 3 per group x 1 groups}}
+  %0 = nn.conv2d %a, %w : tensor<1x4x8x8xf32>, tensor<4x3x3x3xf32> -> tensor<1x4x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv_out_channels(%a: tensor<1x4x8x8xf32>, %w: tensor<3x2x3x3xf32>) {
+  // expected-error@+2 {{failed to infer returned types}}
+  // expected-error@+1 {{filter has 3 output channels, not divisible by 2 groups}}
+  %0 = nn.conv2d %a, %w {groups = 2 : i64} : tensor<1x4x8x8xf32>, tensor<3x2x3x3xf32> -> tensor<1x3x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv_window(%a: tensor<1x3x2x2xf32>, %w: tensor<4x3x3x3xf32>) {
+  // expected-error@+2 {{failed to infer returned types}}
+  // expected-error@+1 {{window of extent 3 is larger than the padded input extent 2}}
+  %0 = nn.conv2d %a, %w : tensor<1x3x2x2xf32>, tensor<4x3x3x3xf32> -> tensor<1x4x1x1xf32>
+  return
+}
+
+// -----
+
+func.func @conv_bias(%a: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %b: tensor<3xf32>) {
+  // expected-error@+1 {{bias must have shape [4], got 'tensor<3xf32>'}}
+  %0 = nn.conv2d %a, %w, %b : tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>, tensor<3xf32> -> tensor<1x4x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @pool_rank(%a: tensor<3x8x8xf32>) {
+  // expected-error@+2 {{failed to infer returned types}}
+  // expected-error@+1 {{input must have rank 4 (NCHW), got rank 3}}
+  %0 = nn.max_pool2d %a {kernel = array<i64: 2, 2>} : tensor<3x8x8xf32> -> tensor<3x4x4xf32>
+  return
+}
+
+// -----
+
+func.func @pool_kernel(%a: tensor<1x3x8x8xf32>) {
+  // expected-error@+2 {{failed to infer returned types}}
+  // expected-error@+1 {{kernel must be two positive integers, got [2]}}
+  %0 = nn.avg_pool2d %a {kernel = array<i64: 2>} : tensor<1x3x8x8xf32> -> tensor<1x3x4x4xf32>
+  return
+}
+
+// -----
+
+func.func @max_pool_padding(%a: tensor<1x3x8x8xf32>) {
+  // expected-error@+1 {{padding must be smaller than the window extent}}
+  %0 = nn.max_pool2d %a {kernel = array<i64: 2, 2>, padding = array<i64: 2, 0, 0, 0>} : tensor<1x3x8x8xf32> -> tensor<1x3x11x8xf32>
+  return
+}
+
+// -----
+
+func.func @avg_pool_padding(%a: tensor<1x3x8x8xf32>) {
+  // expected-error@+1 {{padding must be smaller than the kernel}}
+  %0 = nn.avg_pool2d %a {kernel = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 2>} : tensor<1x3x8x8xf32> -> tensor<1x3x7x9xf32>
+  return
+}
+
+// -----
+
+func.func @global_pool_rank(%a: tensor<3x8xf32>) {
+  // expected-error@+2 {{failed to infer returned types}}
+  // expected-error@+1 {{input must have rank 4 (NCHW), got rank 2}}
+  %0 = nn.global_avg_pool2d %a : tensor<3x8xf32> -> tensor<3x8xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_axis_range(%a: tensor<4x8xf32>) {
+  // expected-error@+1 {{axis 2 is out of range for rank 2}}
+  %0 = nn.reduce_sum %a axes = [2] : tensor<4x8xf32> -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_axis_repeated(%a: tensor<4x8xf32>) {
+  // expected-error@+1 {{axis 1 is repeated}}
+  %0 = nn.reduce_max %a axes = [1, 1] : tensor<4x8xf32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_axes_sorted(%a: tensor<4x8xf32>) {
+  // expected-error@+1 {{axes must be sorted}}
+  %0 = nn.reduce_mean %a axes = [1, 0] : tensor<4x8xf32> -> tensor<f32>
+  return
+}
+
+// -----
+
+func.func @softmax_axis(%a: tensor<4x8xf32>) {
+  // expected-error@+1 {{axis 2 is out of range for rank 2}}
+  %0 = nn.softmax %a axis = 2 : tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @log_softmax_axis(%a: tensor<4x8xf32>) {
+  // expected-error@+1 {{axis -1 is out of range for rank 2}}
+  %0 = nn.log_softmax %a axis = -1 : tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @layer_norm_axis(%a: tensor<4x8xf32>) {
+  // expected-error@+1 {{axis 2 is out of range for rank 2}}
+  %0 = nn.layer_norm %a axis = 2 : tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @layer_norm_scale(%a: tensor<4x8xf32>, %g: tensor<4xf32>) {
+  // expected-error@+1 {{scale must have the normalized shape [8], got [4]}}
+  %0 = nn.layer_norm %a scale(%g : tensor<4xf32>) axis = 1 : tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @layer_norm_epsilon(%a: tensor<4x8xf32>) {
+  // expected-error@+1 {{epsilon must be non-negative}}
+  %0 = nn.layer_norm %a axis = 1 {epsilon = -1.0 : f64} : tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @batch_norm_rank(%a: tensor<4xf32>, %c: tensor<4xf32>) {
+  // expected-error@+1 {{input must have rank 2 or more (N, C, ...)}}
+  %0 = nn.batch_norm %a, %c, %c, %c, %c : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @batch_norm_params(%a: tensor<2x4x8x8xf32>, %c: tensor<4xf32>, %v: tensor<3xf32>) {
+  // expected-error@+1 {{variance must have shape [4], got 'tensor<3xf32>'}}
+  %0 = nn.batch_norm %a, %c, %c, %c, %v : tensor<2x4x8x8xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @batch_norm_epsilon(%a: tensor<2x4xf32>, %c: tensor<4xf32>) {
+  // expected-error@+1 {{epsilon must be non-negative}}
+  %0 = nn.batch_norm %a, %c, %c, %c, %c {epsilon = -1.0 : f64} : tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @cross_entropy_axis(%l: tensor<4x10xf32>, %t: tensor<4xi64>) {
+  // expected-error@+2 {{failed to infer returned types}}
+  // expected-error@+1 {{class_axis 2 is out of range for rank 2}}
+  %0 = nn.cross_entropy %l, %t class_axis = 2 : tensor<4x10xf32>, tensor<4xi64> -> tensor<f32>
+  return
+}
+
+// -----
+
+func.func @cross_entropy_labels(%l: tensor<4x10xf32>, %t: tensor<10xi64>) {
+  // expected-error@+1 {{labels must have the logits' shape without the class axis, [4], got [10]}}
+  %0 = nn.cross_entropy %l, %t class_axis = 1 : tensor<4x10xf32>, tensor<10xi64> -> tensor<f32>
+  return
+}
+
+// -----
+
+func.func @gather_axis(%d: tensor<4x8xf32>, %i: tensor<2xi64>) {
+  // expected-error@+2 {{failed to infer returned types}}
+  // expected-error@+1 {{axis 2 is out of range for rank 2}}
+  %0 = nn.gather %d[%i] axis = 2 : tensor<4x8xf32>, tensor<2xi64> -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @gather_float_indices(%d: tensor<4x8xf32>, %i: tensor<2xf32>) {
+  // expected-error@+1 {{must be ranked tensor of 32- or 64-bit integer values}}
+  %0 = nn.gather %d[%i] axis = 0 : tensor<4x8xf32>, tensor<2xf32> -> tensor<2x8xf32>
+  return
+}
+
+// -----
+
+func.func @reshape_negative(%a: tensor<4x8xf32>) {
+  // expected-error@+2 {{failed to infer returned types}}
+  // expected-error@+1 {{target shape [-1, 8] must be static and non-negative}}
+  %0 = nn.reshape %a [-1, 8] : tensor<4x8xf32> -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @reshape_count(%a: tensor<4x8xf32>) {
+  // expected-error@+1 {{cannot reshape [4, 8] (32 elements) to [4, 4] (16 elements)}}
+  %0 = nn.reshape %a [4, 4] : tensor<4x8xf32> -> tensor<4x4xf32>
+  return
+}
+
+// -----
+
+func.func @transpose_length(%a: tensor<4x8xf32>) {
+  // expected-error@+2 {{failed to infer returned types}}
+  // expected-error@+1 {{permutation [0] must have 2 entries}}
+  %0 = nn.transpose %a [0] : tensor<4x8xf32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @transpose_perm(%a: tensor<4x8xf32>) {
+  // expected-error@+2 {{failed to infer returned types}}
+  // expected-error@+1 {{[0, 0] is not a permutation of [0, 2)}}
+  %0 = nn.transpose %a [0, 0] : tensor<4x8xf32> -> tensor<4x4xf32>
+  return
+}
+
+// -----
+
+func.func @concat_rank(%a: tensor<4xf32>, %b: tensor<4x1xf32>) {
+  // expected-error@+2 {{failed to infer returned types}}
+  // expected-error@+1 {{input #1 has rank 2, expected 1}}
+  %0 = nn.concat %a, %b axis = 0 : tensor<4xf32>, tensor<4x1xf32> -> tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @concat_shape(%a: tensor<2x3xf32>, %b: tensor<3x3xf32>) {
+  // expected-error@+2 {{failed to infer returned types}}
+  // expected-error@+1 {{input #1 has shape [3, 3], which differs from input #0 [2, 3] outside the concatenation axis}}
+  %0 = nn.concat %a, %b axis = 1 : tensor<2x3xf32>, tensor<3x3xf32> -> tensor<2x6xf32>
+  return
+}
+
+// -----
+
+func.func @concat_axis(%a: tensor<2x3xf32>) {
+  // expected-error@+2 {{failed to infer returned types}}
+  // expected-error@+1 {{axis 2 is out of range for rank 2}}
+  %0 = nn.concat %a axis = 2 : tensor<2x3xf32> -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @slice_lengths(%a: tensor<4x8xf32>) {
+  // expected-error@+2 {{failed to infer returned types}}
+  // expected-error@+1 {{offsets, sizes and strides must have 2 entries each}}
+  %0 = nn.slice %a offsets = [0] sizes = [4] strides = [1] : tensor<4x8xf32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @slice_zero_stride(%a: tensor<4x8xf32>) {
+  // expected-error@+2 {{failed to infer returned types}}
+  // expected-error@+1 {{stride of dimension 1 is zero}}
+  %0 = nn.slice %a offsets = [0, 0] sizes = [4, 4] strides = [1, 0] : tensor<4x8xf32> -> tensor<4x4xf32>
+  return
+}
+
+// -----
+
+func.func @slice_negative_size(%a: tensor<4x8xf32>) {
+  // expected-error@+2 {{failed to infer returned types}}
+  // expected-error@+1 {{size of dimension 0 is negative}}
+  %0 = nn.slice %a offsets = [0, 0] sizes = [-1, 4] strides = [1, 1] : tensor<4x8xf32> -> tensor<4x4xf32>
+  return
+}
+
+// -----
+
+func.func @slice_bounds(%a: tensor<4x8xf32>) {
+  // expected-error@+2 {{failed to infer returned types}}
+  // expected-error@+1 {{dimension 1 reads indices 6 to 9, outside [0, 8)}}
+  %0 = nn.slice %a offsets = [0, 6] sizes = [4, 4] strides = [1, 1] : tensor<4x8xf32> -> tensor<4x4xf32>
+  return
+}
+
+// -----
+
+func.func @split_axis(%a: tensor<4x8xf32>) {
+  // expected-error@+2 {{failed to infer returned types}}
+  // expected-error@+1 {{axis 3 is out of range for rank 2}}
+  %0:2 = nn.split %a axis = 3 sizes = [2, 2] : tensor<4x8xf32> -> tensor<2x8xf32>, tensor<2x8xf32>
+  return
+}
+
+// -----
+
+func.func @split_negative(%a: tensor<4x8xf32>) {
+  // expected-error@+2 {{failed to infer returned types}}
+  // expected-error@+1 {{split sizes must be non-negative}}
+  %0:2 = nn.split %a axis = 0 sizes = [6, -2] : tensor<4x8xf32> -> tensor<6x8xf32>, tensor<2x8xf32>
+  return
+}
+
+// -----
+
+func.func @split_none(%a: tensor<4x8xf32>) {
+  // expected-error@+2 {{failed to infer returned types}}
+  // expected-error@+1 {{needs at least one split size}}
+  "nn.split"(%a) <{axis = 0 : i64, sizes = array<i64>}> : (tensor<4x8xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @split_sum(%a: tensor<4x8xf32>) {
+  // expected-error@+2 {{failed to infer returned types}}
+  // expected-error@+1 {{split sizes add up to 3 but dimension 0 has 4}}
+  %0:2 = nn.split %a axis = 0 sizes = [1, 2] : tensor<4x8xf32> -> tensor<1x8xf32>, tensor<2x8xf32>
+  return
+}
+
+// -----
+
+func.func @broadcast_negative(%a: tensor<8xf32>) {
+  // expected-error@+2 {{failed to infer returned types}}
+  // expected-error@+1 {{target shape [-1, 8] must be static and non-negative}}
+  %0 = nn.broadcast_to %a [-1, 8] : tensor<8xf32> -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @broadcast_rank(%a: tensor<4x8xf32>) {
+  // expected-error@+2 {{failed to infer returned types}}
+  // expected-error@+1 {{cannot broadcast rank 2 to the lower rank 1}}
+  %0 = nn.broadcast_to %a [8] : tensor<4x8xf32> -> tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @broadcast_shape(%a: tensor<3xf32>) {
+  // expected-error@+2 {{failed to infer returned types}}
+  // expected-error@+1 {{cannot broadcast [3] to [4, 8]}}
+  %0 = nn.broadcast_to %a [4, 8] : tensor<3xf32> -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @squeeze_axis(%a: tensor<1x8xf32>) {
+  // expected-error@+1 {{axis 2 is out of range for rank 2}}
+  %0 = nn.squeeze %a axes = [2] : tensor<1x8xf32> -> tensor<1x8xf32>
+  return
+}
+
+// -----
+
+func.func @squeeze_size(%a: tensor<1x8xf32>) {
+  // expected-error@+2 {{failed to infer returned types}}
+  // expected-error@+1 {{cannot squeeze dimension 1 of size 8}}
+  %0 = nn.squeeze %a axes = [1] : tensor<1x8xf32> -> tensor<1xf32>
+  return
+}
+
+// -----
+
+func.func @squeeze_sorted(%a: tensor<1x1xf32>) {
+  // expected-error@+1 {{axes must be sorted}}
+  %0 = nn.squeeze %a axes = [1, 0] : tensor<1x1xf32> -> tensor<f32>
+  return
+}
+
+// -----
+
+func.func @unsqueeze_axis(%a: tensor<8xf32>) {
+  // expected-error@+1 {{axis 2 is out of range for rank 2}}
+  %0 = nn.unsqueeze %a axes = [2] : tensor<8xf32> -> tensor<8x1xf32>
+  return
+}
+
+// -----
+
+func.func @unsqueeze_repeated(%a: tensor<8xf32>) {
+  // expected-error@+1 {{axis 0 is repeated}}
+  %0 = nn.unsqueeze %a axes = [0, 0] : tensor<8xf32> -> tensor<1x1x8xf32>
+  return
+}
+
+// -----
+
+func.func @unsqueeze_sorted(%a: tensor<8xf32>) {
+  // expected-error@+1 {{axes must be sorted}}
+  %0 = nn.unsqueeze %a axes = [2, 0] : tensor<8xf32> -> tensor<1x8x1xf32>
+  return
+}
+
+// -----
+
+func.func @pad_lengths(%a: tensor<4x8xf32>) {
+  // expected-error@+2 {{failed to infer returned types}}
+  // expected-error@+1 {{low and high must have 2 entries each}}
+  %0 = nn.pad %a low = [0] high = [0, 1] : tensor<4x8xf32> -> tensor<4x9xf32>
+  return
+}
+
+// -----
+
+func.func @pad_negative(%a: tensor<4x8xf32>) {
+  // expected-error@+2 {{failed to infer returned types}}
+  // expected-error@+1 {{padding of dimension 1 is negative (use nn.slice to crop)}}
+  %0 = nn.pad %a low = [0, -1] high = [0, 0] : tensor<4x8xf32> -> tensor<4x7xf32>
+  return
+}
+
+// -----
+
+func.func @pad_value_mode(%a: tensor<4x8xf32>) {
+  // expected-error@+1 {{a padding value is only allowed in constant mode}}
+  %0 = nn.pad %a low = [0, 1] high = [0, 1] mode = edge value = 1.0 : f32 : tensor<4x8xf32> -> tensor<4x10xf32>
+  return
+}
+
+// -----
+
+func.func @pad_reflect(%a: tensor<4x8xf32>) {
+  // expected-error@+1 {{reflect padding of dimension 0 must be smaller than its size 4}}
+  %0 = nn.pad %a low = [4, 0] high = [0, 0] mode = reflect : tensor<4x8xf32> -> tensor<8x8xf32>
+  return
+}
+
+// -----
+
+func.func @pad_edge_empty(%a: tensor<0x8xf32>) {
+  // expected-error@+1 {{cannot edge-pad the empty dimension 0}}
+  %0 = nn.pad %a low = [1, 0] high = [0, 0] mode = edge : tensor<0x8xf32> -> tensor<1x8xf32>
+  return
+}
+
+// -----
+
+func.func @pad_value_type(%a: tensor<4x8xf32>) {
+  // expected-error@+1 {{padding value type 'i32' differs from the element type 'f32'}}
+  %0 = nn.pad %a low = [0, 1] high = [0, 1] value = 0 : i32 : tensor<4x8xf32> -> tensor<4x10xf32>
+  return
+}
+
+// -----
+
+func.func @trilu_rank(%a: tensor<8xf32>) {
+  // expected-error@+1 {{input must have rank 2 or more}}
+  %0 = nn.trilu %a lower k = 0 : tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @trilu_kind(%a: tensor<8x8xf32>) {
+  // expected-error@+1 {{expected 'upper' or 'lower'}}
+  %0 = nn.trilu %a diagonal k = 0 : tensor<8x8xf32>
+  return
+}
+
+// -----
+
+func.func @where_types(%c: tensor<4xi1>, %a: tensor<4xf32>, %b: tensor<4xi32>) {
+  // expected-error@+1 {{on_true and on_false must have the same element type}}
+  %0 = nn.where %c, %a, %b : tensor<4xi1>, tensor<4xf32>, tensor<4xi32>
+  return
+}
+
+// -----
+
+func.func @compare_types(%a: tensor<4xf32>, %b: tensor<4xi32>) {
+  // expected-error@+1 {{requires the same element type for all operands}}
+  %0 = nn.compare lt, %a, %b : tensor<4xf32>, tensor<4xi32>
+  return
+}

@@ -1,0 +1,24 @@
+# lit configuration for Loom's FileCheck tests.
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+
+config.name = "Loom"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test"]
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.loom_obj_root, "test")
+
+config.substitutions.append(("%loom_src", config.loom_src_root))
+config.substitutions.append(("%loom_obj", config.loom_obj_root))
+config.environment["LOOM_BUILD"] = config.loom_obj_root
+config.environment["LOOM_BUILD_IS_CURRENT"] = "1"
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+
+llvm_config.with_system_environment(["HOME", "TMPDIR", "TMP", "TEMP"])
+llvm_config.use_default_substitutions()
+llvm_config.with_environment("PATH", config.loom_tools_dir, append_path=True)
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+llvm_config.add_tool_substitutions(["loom-opt", "loomc"], [config.loom_tools_dir])
