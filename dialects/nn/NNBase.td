@@ -27,7 +27,9 @@ def NN_Dialect : Dialect {
     padding is explicit, shapes are static once the frontend fixed them.
 
     Every op infers its result types, states a sharding rule
-    (`ShardingRuleOpInterface`) and a cost (`CostOpInterface`).
+    (`ShardingRuleOpInterface`) and a cost (`CostOpInterface`). Function
+    arguments and results imported from a model carry the model's names in
+    `nn.name` string attributes.
 
     ```mlir
     %h = nn.matmul %x, %w : tensor<4x16xf32>, tensor<16x64xf32> -> tensor<4x64xf32>
@@ -35,6 +37,9 @@ def NN_Dialect : Dialect {
     ```
   }];
   let hasConstantMaterializer = 1;
+  let hasRegionArgAttrVerify = 1;
+  let hasRegionResultAttrVerify = 1;
+  let discardableAttrs = (ins "::mlir::StringAttr":$name);
 }
 
 //===----------------------------------------------------------------------===//

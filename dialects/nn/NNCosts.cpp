@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "loom/Dialect/NN/NNOps.h"
+#include <algorithm>
 
 using namespace mlir;
 using namespace loom;
@@ -58,14 +59,22 @@ FailureOr<OpCost> loom::nn::getReduceCost(TypeRange operands, TypeRange results,
   auto in = count(operands[0]), out = count(results[0]);
   if (failed(in) || failed(out))
     return failure();
-  // Folding n values into m takes n - m combines; a mean divides m times.
-  double flops = *in - *out + (kind == ReductionKind::Mean ? *out : 0);
+  // Folding n values into m takes n - m combines (none when n is empty);
+  // a mean divides m times.
+  double flops =
+      std::max(*in - *out, 0.0) + (kind == ReductionKind::Mean ? *out : 0);
   return custom(operands, results, flops, 0);
 }
 
 FailureOr<OpCost> ConstantOp::computeCost(TypeRange operands,
                                           TypeRange results) {
   // Constants are resident; producing them moves nothing.
+  return view(operands, results);
+}
+
+FailureOr<OpCost> ParameterOp::computeCost(TypeRange operands,
+                                           TypeRange results) {
+  // Parameters are resident on the device between steps.
   return view(operands, results);
 }
 

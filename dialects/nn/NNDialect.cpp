@@ -28,6 +28,31 @@ Operation *NNDialect::materializeConstant(OpBuilder &builder, Attribute value,
   return builder.create<ConstantOp>(loc, elements);
 }
 
+/// `nn.name` on a function argument or result: the model's name for it.
+static LogicalResult verifyNameAttr(Operation *op, NamedAttribute attr,
+                                    StringRef what, unsigned index) {
+  if (attr.getName() != NNDialect::NameAttrHelper::getNameStr())
+    return op->emitError() << "unknown nn attribute '"
+                           << attr.getName().strref() << "' on " << what << " #"
+                           << index;
+  if (!isa<StringAttr>(attr.getValue()))
+    return op->emitError() << "'" << attr.getName().strref() << "' on " << what
+                           << " #" << index << " must be a string";
+  return success();
+}
+
+LogicalResult NNDialect::verifyRegionArgAttribute(Operation *op, unsigned,
+                                                  unsigned arg,
+                                                  NamedAttribute attr) {
+  return verifyNameAttr(op, attr, "argument", arg);
+}
+
+LogicalResult NNDialect::verifyRegionResultAttribute(Operation *op, unsigned,
+                                                     unsigned result,
+                                                     NamedAttribute attr) {
+  return verifyNameAttr(op, attr, "result", result);
+}
+
 //===----------------------------------------------------------------------===//
 // Custom directives
 //===----------------------------------------------------------------------===//

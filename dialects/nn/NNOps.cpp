@@ -195,6 +195,18 @@ LogicalResult ConstantOp::inferReturnTypes(MLIRContext *, Loc loc,
   return success();
 }
 
+LogicalResult ParameterOp::inferReturnTypes(MLIRContext *, Loc loc,
+                                            Adaptor adaptor, Types &types) {
+  types.push_back(cast<ElementsAttr>(adaptor.getValueAttr()).getType());
+  return success();
+}
+
+LogicalResult ParameterOp::verify() {
+  if (getName().empty())
+    return emitOpError("needs a non-empty name");
+  return success();
+}
+
 /// Length of the ONNX Range sequence, or failure with a diagnostic.
 static FailureOr<int64_t> rangeLength(Loc loc, TypedAttr start, TypedAttr limit,
                                       TypedAttr delta) {

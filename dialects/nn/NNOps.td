@@ -24,6 +24,25 @@ def NN_ConstantOp : NN_Op<"constant", [ConstantLike]> {
   let hasFolder = 1;
 }
 
+def NN_ParameterOp : NN_Op<"parameter"> {
+  let summary = "a named model parameter with its initial value";
+  let description = [{
+    A trainable tensor (an ONNX initializer holding weights) under the name
+    training, checkpoints and plans refer to it by. Unlike `nn.constant` it
+    is not folded into its users, so the parameter stays one value that a
+    plan can shard and training can update; inference backends treat it as
+    a constant.
+
+    ```mlir
+    %w = nn.parameter "fc1.weight" = dense<0.5> : tensor<16x8xf32>
+    ```
+  }];
+  let arguments = (ins StrAttr:$name, ElementsAttr:$value);
+  let results = (outs RankedTensorOf<[NN_Float]>:$result);
+  let assemblyFormat = "$name attr-dict `=` $value";
+  let hasVerifier = 1;
+}
+
 def NN_RangeOp : NN_Op<"range"> {
   let summary = "an arithmetic sequence";
   let description = [{

@@ -142,6 +142,11 @@ ShardingRule ConstantOp::getShardingRule() {
                                getOperation()->getResultTypes());
 }
 
+ShardingRule ParameterOp::getShardingRule() {
+  return getSourceShardingRule(getOperation()->getOperandTypes(),
+                               getOperation()->getResultTypes());
+}
+
 ShardingRule RangeOp::getShardingRule() {
   return getSourceShardingRule(getOperation()->getOperandTypes(),
                                getOperation()->getResultTypes());

@@ -679,3 +679,31 @@ func.func @compare_types(%a: tensor<4xf32>, %b: tensor<4xi32>) {
   %0 = nn.compare lt, %a, %b : tensor<4xf32>, tensor<4xi32>
   return
 }
+
+// -----
+
+func.func @parameter_name() {
+  // expected-error@+1 {{needs a non-empty name}}
+  %0 = nn.parameter "" = dense<1.0> : tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @parameter_int() {
+  // expected-error@+1 {{result #0 must be ranked tensor of floating-point values}}
+  %0 = nn.parameter "steps" = dense<1> : tensor<2xi64>
+  return
+}
+
+// -----
+
+// expected-error@+1 {{'nn.name' on argument #0 must be a string}}
+func.func @name_kind(%x: tensor<4xf32> {nn.name = 3}) {
+  return
+}
+
+// -----
+
+// expected-error@+1 {{unknown nn attribute 'nn.label' on result #0}}
+func.func private @name_unknown() -> (tensor<4xf32> {nn.label = "y"})

@@ -8,6 +8,8 @@
 func.func @sources() -> (tensor<2xf32>, tensor<4xi64>, tensor<5xf32>, tensor<3xi32>) {
   // CHECK: nn.constant dense<[1.000000e+00, 2.000000e+00]> : tensor<2xf32>
   %c = nn.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  // CHECK: nn.parameter "fc1.weight" = dense<{{.*}}> : tensor<2xf32>
+  %p = nn.parameter "fc1.weight" = dense<[0.5, 1.5]> : tensor<2xf32>
   // CHECK: nn.range 0 to 10 step 3 -> tensor<4xi64>
   %r = nn.range 0 to 10 step 3 -> tensor<4xi64>
   // CHECK: nn.range -1.5 to 1 step 0.5 -> tensor<5xf32>
@@ -15,6 +17,12 @@ func.func @sources() -> (tensor<2xf32>, tensor<4xi64>, tensor<5xf32>, tensor<3xi
   // CHECK: nn.range 5 to 2 step -1 -> tensor<3xi32>
   %d = nn.range 5 to 2 step -1 -> tensor<3xi32>
   return %c, %r, %f, %d : tensor<2xf32>, tensor<4xi64>, tensor<5xf32>, tensor<3xi32>
+}
+
+// CHECK-LABEL: func.func @names
+// CHECK-SAME: (%{{.*}}: tensor<4xf32> {nn.name = "input_ids"}) -> (tensor<4xf32> {nn.name = "logits"})
+func.func @names(%x: tensor<4xf32> {nn.name = "input_ids"}) -> (tensor<4xf32> {nn.name = "logits"}) {
+  return %x : tensor<4xf32>
 }
 
 // CHECK-LABEL: func.func @unary

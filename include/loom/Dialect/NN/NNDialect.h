@@ -4,6 +4,7 @@
 #define LOOM_DIALECT_NN_NNDIALECT_H
 
 #include "mlir/IR/Dialect.h"
+#include "mlir/IR/Operation.h"
 
 #include "nn/NNDialect.h.inc"
 
