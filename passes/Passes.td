@@ -32,6 +32,37 @@ def NNPrintCost : Pass<"nn-print-cost", "mlir::ModuleOp"> {
   ];
 }
 
+def NNRecognizeIdioms : Pass<"nn-recognize-idioms"> {
+  let summary = "Raise exported op sequences to single nn ops";
+  let description = [{
+    Exporters decompose operators that `nn` has as single ops. This pass
+    recognises the decompositions and replaces them, so that later passes
+    (sharding, fusion, autodiff) see one op with one rule:
+
+    - LayerNorm: `(x - mean(x)) / sqrt(mean((x - mean(x))^2) + eps)` over
+      trailing axes (also with `* rsqrt(...)`), then an optional multiply by
+      a scale and add of a bias of the normalised shape, becomes
+      `nn.layer_norm`.
+    - erf-GELU: `x * 0.5 * (1 + erf(x / sqrt(2)))` in any association and
+      order (also `x * 0.7071...`), becomes `nn.gelu`.
+
+    ```mlir
+    // before
+    %m = nn.reduce_mean %x axes = [1] {keepdims = true} ...
+    %d = nn.sub %x, %m ...
+    ...
+    %y = nn.div %d, %s ...
+    // after
+    %y = nn.layer_norm %x axis = 1 {epsilon = ...} : tensor<4x64xf32>
+    ```
+  }];
+  let constructor = "::loom::createNNRecognizeIdioms()";
+  let statistics = [
+    Statistic<"numLayerNorms", "layer-norms", "LayerNorm decompositions raised">,
+    Statistic<"numGelus", "gelus", "erf-GELU decompositions raised">
+  ];
+}
+
 def NNPrintShardingRules : Pass<"nn-print-sharding-rules"> {
   let summary = "Report the sharding rule of every op as a remark";
   let description = [{

@@ -2,6 +2,7 @@
 
 #include "loom/Driver/Driver.h"
 #include "loom/CostModel/CostReport.h"
+#include "loom/Frontend/ONNX/ONNXImporter.h"
 #include "loom/InitAll.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Diagnostics.h"
@@ -20,25 +21,48 @@ using namespace mlir;
 using namespace loom;
 using namespace loom::driver;
 
-OwningOpRef<ModuleOp> loom::driver::loadInput(MLIRContext &context,
-                                              llvm::SourceMgr &sourceMgr,
-                                              const Options &options) {
+LoadResult loom::driver::loadInput(MLIRContext &context,
+                                   llvm::SourceMgr &sourceMgr,
+                                   const Options &options) {
+  LoadResult result;
   // File-level problems are reported at the file itself.
   Location fileLoc = FileLineColLoc::get(&context, options.inputFile, 0, 0);
   StringRef ext = llvm::sys::path::extension(options.inputFile);
+  if (ext == ".onnx") {
+    onnx_import::ImportOptions importOptions;
+    for (const std::string &spec : options.inputShapes) {
+      std::string error;
+      if (failed(onnx_import::parseInputShape(spec, importOptions, error))) {
+        emitError(fileLoc) << error;
+        return result;
+      }
+    }
+    onnx_import::ImportResult imported =
+        onnx_import::importModelFile(context, options.inputFile, importOptions);
+    result.module = std::move(imported.module);
+    if (imported.status == onnx_import::ImportStatus::Unsupported)
+      result.code = ExitCode::Unsupported;
+    return result;
+  }
+  if (!options.inputShapes.empty()) {
+    emitError(fileLoc) << "--input-shape applies to ONNX models only";
+    return result;
+  }
   if (options.inputFile != "-" && ext != ".mlir") {
     emitError(fileLoc) << "cannot read '" << options.inputFile
-                       << "': loomc reads nn-dialect modules (.mlir)";
-    return nullptr;
+                       << "': loomc reads ONNX models (.onnx) and nn-dialect "
+                          "modules (.mlir)";
+    return result;
   }
   std::string message;
   auto file = openInputFile(options.inputFile, &message);
   if (!file) {
     emitError(fileLoc) << message;
-    return nullptr;
+    return result;
   }
   sourceMgr.AddNewSourceBuffer(std::move(file), SMLoc());
-  return parseSourceFile<ModuleOp>(sourceMgr, &context);
+  result.module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  return result;
 }
 
 LogicalResult loom::driver::runPipeline(ModuleOp module,
@@ -76,8 +100,13 @@ llvm::cl::OptionCategory outputCategory("Output");
 
 struct CommandLine {
   llvm::cl::opt<std::string> input{
-      llvm::cl::Positional, llvm::cl::desc("<input.mlir>"), llvm::cl::init("-"),
-      llvm::cl::cat(inputCategory)};
+      llvm::cl::Positional, llvm::cl::desc("<model.onnx | input.mlir>"),
+      llvm::cl::init("-"), llvm::cl::cat(inputCategory)};
+  llvm::cl::list<std::string> inputShapes{
+      "input-shape",
+      llvm::cl::desc("Fix the dimensions of an ONNX model input "
+                     "(repeatable; ? leaves a dimension unknown)"),
+      llvm::cl::value_desc("NAME=2x64"), llvm::cl::cat(inputCategory)};
   llvm::cl::opt<std::string> output{
       "o", llvm::cl::desc("Output file (default: standard output)"),
       llvm::cl::value_desc("file"), llvm::cl::init("-"),
@@ -95,9 +124,48 @@ struct CommandLine {
     options.inputFile = input;
     options.outputFile = output;
     options.emit = emit;
+    options.inputShapes.assign(inputShapes.begin(), inputShapes.end());
     return options;
   }
 };
+
+/// Prints diagnostics located in a model file (line 0) or at a named part
+/// of it; leaves the others to the source manager's handler.
+LogicalResult printModelDiagnostic(Diagnostic &diag) {
+  Location loc = diag.getLocation();
+  std::string name;
+  if (auto named = dyn_cast<NameLoc>(loc)) {
+    name = named.getName().str();
+    loc = named.getChildLoc();
+  }
+  auto file = dyn_cast<FileLineColLoc>(loc);
+  if (!file || file.getLine() != 0)
+    return failure();
+  auto print = [&](Diagnostic &d) {
+    llvm::errs() << file.getFilename().getValue() << ": ";
+    switch (d.getSeverity()) {
+    case DiagnosticSeverity::Error:
+      llvm::errs() << "error: ";
+      break;
+    case DiagnosticSeverity::Warning:
+      llvm::errs() << "warning: ";
+      break;
+    case DiagnosticSeverity::Note:
+      llvm::errs() << "note: ";
+      break;
+    case DiagnosticSeverity::Remark:
+      llvm::errs() << "remark: ";
+      break;
+    }
+    if (!name.empty())
+      llvm::errs() << name << ": ";
+    llvm::errs() << d.str() << "\n";
+  };
+  print(diag);
+  for (Diagnostic &note : diag.getNotes())
+    print(note);
+  return success();
+}
 
 void printVersion(llvm::raw_ostream &os) {
   os << "loomc " LOOM_VERSION " (MLIR " LLVM_VERSION_STRING ")\n";
@@ -113,18 +181,24 @@ int loom::driver::loomcMain(int argc, char **argv) {
           argc, argv,
           "loomc: compile a model into a distributed training program\n",
           &llvm::errs()))
-    return 1;
+    return ExitCode::Failure;
   Options options = cl.toOptions();
 
   DialectRegistry registry;
   registerAllDialects(registry);
   MLIRContext context(registry);
-  // Diagnostics print as `file:line:col: error: ...` with the source line.
+  // Diagnostics in .mlir input print as `file:line:col: error: ...` with the
+  // source line; those about a model file (or a node in it) as
+  // `model.onnx: error: node 'n' (Op): ...`.
   llvm::SourceMgr sourceMgr;
-  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
-  OwningOpRef<ModuleOp> module = loadInput(context, sourceMgr, options);
-  if (!module || failed(runPipeline(*module, options)))
-    return 1;
+  SourceMgrDiagnosticHandler sourceDiagnostics(sourceMgr, &context);
+  ScopedDiagnosticHandler modelDiagnostics(&context, printModelDiagnostic);
+  LoadResult loaded = loadInput(context, sourceMgr, options);
+  if (!loaded.module)
+    return loaded.code;
+  OwningOpRef<ModuleOp> module = std::move(loaded.module);
+  if (failed(runPipeline(*module, options)))
+    return ExitCode::Failure;
 
   // llvm::writeToOutput writes a temporary beside the target and renames it
   // at the end, so a failure never leaves a partial or clobbered output.
@@ -139,7 +213,7 @@ int loom::driver::loomcMain(int argc, char **argv) {
           })) {
     llvm::errs() << "loomc: error: cannot write '" << options.outputFile
                  << "': " << llvm::toString(std::move(error)) << "\n";
-    return 1;
+    return ExitCode::Failure;
   }
-  return 0;
+  return ExitCode::Success;
 }

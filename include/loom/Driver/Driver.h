@@ -16,6 +16,7 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 #include <string>
+#include <vector>
 
 namespace loom::driver {
 
@@ -28,16 +29,28 @@ enum class EmitKind {
 };
 
 struct Options {
+  /// An ONNX model (.onnx) or an nn module (.mlir, or - for stdin).
   std::string inputFile = "-";
   std::string outputFile = "-";
   EmitKind emit = EmitKind::NN;
+  /// `NAME=2x64` fixes the dimensions of an ONNX model input.
+  std::vector<std::string> inputShapes;
 };
 
-/// Parses the input named by `options` into a module, or reports why not.
-/// The input's buffer is added to `sourceMgr` so diagnostics can quote it.
-mlir::OwningOpRef<mlir::ModuleOp> loadInput(mlir::MLIRContext &context,
-                                            llvm::SourceMgr &sourceMgr,
-                                            const Options &options);
+/// Exit codes of loomc.
+enum ExitCode { Success = 0, Failure = 1, Unsupported = 3 };
+
+struct LoadResult {
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  /// Why loading failed when `module` is null.
+  ExitCode code = ExitCode::Failure;
+};
+
+/// Reads the input named by `options` into an nn module (importing ONNX
+/// models), or reports why not. A .mlir input's buffer is added to
+/// `sourceMgr` so diagnostics can quote it.
+LoadResult loadInput(mlir::MLIRContext &context, llvm::SourceMgr &sourceMgr,
+                     const Options &options);
 
 /// Runs the pipeline `options` asks for on `module`.
 mlir::LogicalResult runPipeline(mlir::ModuleOp module, const Options &options);

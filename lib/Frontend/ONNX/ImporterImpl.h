@@ -1,0 +1,198 @@
+//===- ImporterImpl.h - Internals of the ONNX importer ----------*- C++ -*-===//
+
+#ifndef LOOM_LIB_FRONTEND_ONNX_IMPORTERIMPL_H
+#define LOOM_LIB_FRONTEND_ONNX_IMPORTERIMPL_H
+
+#include "loom/Dialect/NN/NNOps.h"
+#include "loom/Frontend/ONNX/ONNXImporter.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "onnx/onnx_pb.h"
+#include "llvm/ADT/StringMap.h"
+#include <optional>
+
+namespace loom::onnx_import {
+
+/// Where a model came from: its name in diagnostics, and the directory its
+/// external data must stay inside (empty when there is none).
+struct ModelSource {
+  std::string displayName;
+  std::string dir;
+};
+
+/// State shared by every step of one import.
+class ImportState {
+public:
+  ImportState(mlir::MLIRContext &context, ModelSource source)
+      : context(context), source(std::move(source)) {}
+
+  mlir::MLIRContext &context;
+  ModelSource source;
+  /// Set when a failure is a capability gap rather than a bad model.
+  bool unsupported = false;
+  /// The graph inputs' unknown dimensions, e.g. "'x' dimension 0 ('batch')",
+  /// named when an op needs a static shape.
+  std::string dynamicInputs;
+
+  /// A location naming the model file.
+  mlir::Location fileLoc();
+  /// An error at the model file.
+  mlir::InFlightDiagnostic error();
+  /// An error about something the model uses that Loom does not support.
+  mlir::InFlightDiagnostic unsupportedError(mlir::Location loc);
+};
+
+/// The MLIR element type of ONNX data type `dtype`; failure (with the
+/// unsupported flag set for valid but unsupported types) otherwise.
+mlir::FailureOr<mlir::Type> convertElementType(ImportState &state,
+                                               mlir::Location loc,
+                                               int32_t dtype,
+                                               llvm::StringRef what);
+
+/// Converts a TensorProto (inline or external data) into an elements
+/// attribute. `asResource` stores the data in a resource blob (for weights).
+mlir::FailureOr<mlir::ElementsAttr>
+convertTensor(ImportState &state, mlir::Location loc,
+              const onnx::TensorProto &tensor, bool asResource);
+
+/// Reads the external data of `tensor` into `bytes` after checking that it
+/// is contained in the model directory and matches the declared size.
+mlir::LogicalResult readExternalData(ImportState &state, mlir::Location loc,
+                                     const onnx::TensorProto &tensor,
+                                     int64_t expectedBytes,
+                                     std::vector<char> &bytes);
+
+/// The opset version of the default domain the model imports.
+struct OpsetInfo {
+  int64_t defaultDomain = 0;
+};
+
+/// Converts one node. Holds the node, its resolved inputs and the builder.
+class NodeImporter {
+public:
+  NodeImporter(ImportState &state, mlir::OpBuilder &builder,
+               const onnx::NodeProto &node, llvm::ArrayRef<mlir::Value> inputs,
+               int64_t opset, mlir::Location loc)
+      : state(state), b(builder), node(node), inputs(inputs), opset(opset),
+        loc(loc) {}
+
+  ImportState &state;
+  mlir::OpBuilder &b;
+  const onnx::NodeProto &node;
+  llvm::ArrayRef<mlir::Value> inputs;
+  int64_t opset;
+  mlir::Location loc;
+  llvm::SmallVector<mlir::Value> results;
+
+  /// Input `i`, or null when absent (omitted or named "").
+  mlir::Value input(unsigned i) const {
+    return i < inputs.size() ? inputs[i] : mlir::Value();
+  }
+  mlir::RankedTensorType typeOf(unsigned i) const {
+    return llvm::cast<mlir::RankedTensorType>(input(i).getType());
+  }
+  /// Number of outputs the node declares (trailing "" outputs excluded).
+  unsigned numOutputs() const;
+  /// Whether output `i` is named (used by the graph).
+  bool hasOutput(unsigned i) const;
+
+  /// An error about this node (a malformed model).
+  mlir::InFlightDiagnostic error();
+  /// An error about a variant of this op Loom does not support.
+  mlir::InFlightDiagnostic unsupported();
+
+  /// Requires input `i`.
+  mlir::FailureOr<mlir::Value> required(unsigned i, llvm::StringRef name);
+  /// Input `i` as a constant (after folding), or an error naming it.
+  mlir::FailureOr<mlir::DenseElementsAttr> constant(unsigned i,
+                                                    llvm::StringRef name);
+  /// Input `i` as a constant list of integers.
+  mlir::FailureOr<llvm::SmallVector<int64_t>>
+  constantInts(unsigned i, llvm::StringRef name);
+  /// Input `i` as a constant scalar (rank 0 or one element) as a double.
+  mlir::FailureOr<double> constantScalar(unsigned i, llvm::StringRef name);
+
+  const onnx::AttributeProto *attr(llvm::StringRef name) const;
+  int64_t intAttr(llvm::StringRef name, int64_t dflt) const;
+  float floatAttr(llvm::StringRef name, float dflt) const;
+  std::string stringAttr(llvm::StringRef name, llvm::StringRef dflt) const;
+  std::optional<llvm::SmallVector<int64_t>>
+  intsAttr(llvm::StringRef name) const;
+
+  /// Normalises a possibly negative axis against `rank`.
+  mlir::FailureOr<int64_t> axis(int64_t axis, int64_t rank,
+                                llvm::StringRef what = "axis");
+  /// Normalises, sorts and deduplicates axes.
+  mlir::FailureOr<llvm::SmallVector<int64_t>> axes(llvm::ArrayRef<int64_t> axes,
+                                                   int64_t rank);
+  /// Requires every dimension of input `i` to be static (for ops whose
+  /// result depends on it), naming the dynamic graph inputs otherwise.
+  mlir::LogicalResult requireStatic(unsigned i, llvm::StringRef why);
+
+  /// Creates `OpTy` from builder arguments (after the result types), with
+  /// its result types inferred and checked first (the generated inferring
+  /// builders abort on failure, so they are never used on model input), then
+  /// verifies it and folds it when its operands are constants. Diagnostics
+  /// point at this node.
+  template <typename OpTy, typename... Args>
+  mlir::FailureOr<mlir::Operation *> build(unsigned numResults,
+                                           Args &&...args) {
+    mlir::OperationState state(loc, OpTy::getOperationName());
+    llvm::SmallVector<mlir::Type> placeholders(numResults, b.getNoneType());
+    OpTy::build(b, state, mlir::TypeRange(placeholders),
+                std::forward<Args>(args)...);
+    llvm::SmallVector<mlir::Type> types;
+    if (mlir::failed(OpTy::inferReturnTypes(
+            b.getContext(), loc, state.operands,
+            state.attributes.getDictionary(b.getContext()),
+            state.getRawProperties(), state.regions, types)))
+      return mlir::failure();
+    state.types.assign(types.begin(), types.end());
+    return finish(b.create(state));
+  }
+  /// `build` for single-result ops.
+  template <typename OpTy, typename... Args>
+  mlir::FailureOr<mlir::Value> make(Args &&...args) {
+    auto op = build<OpTy>(1, std::forward<Args>(args)...);
+    if (mlir::failed(op))
+      return mlir::failure();
+    return (*op)->getResult(0);
+  }
+  /// Verifies a freshly created op and folds it; returns the op whose
+  /// results to use (a constant when it folded).
+  mlir::FailureOr<mlir::Operation *> finish(mlir::Operation *op);
+
+  /// A splat constant of `type` (float or integer element type).
+  mlir::Value splat(mlir::RankedTensorType type, double value);
+  /// A rank-0 constant of `elementType`.
+  mlir::Value scalar(mlir::Type elementType, double value);
+  /// Casts `value` to `elementType` unless it already has it.
+  mlir::FailureOr<mlir::Value> castTo(mlir::Value value,
+                                      mlir::Type elementType);
+  mlir::FailureOr<mlir::Value> reshape(mlir::Value value,
+                                       llvm::ArrayRef<int64_t> shape);
+  mlir::FailureOr<mlir::Value> transpose(mlir::Value value,
+                                         llvm::ArrayRef<int64_t> perm);
+  mlir::FailureOr<mlir::Value> unsqueeze(mlir::Value value,
+                                         llvm::ArrayRef<int64_t> axes);
+  mlir::FailureOr<mlir::Value> squeeze(mlir::Value value,
+                                       llvm::ArrayRef<int64_t> axes);
+};
+
+/// Converts a node; sets `node.results` on success.
+using OpImportFn = mlir::LogicalResult (*)(NodeImporter &node);
+
+struct OpImporter {
+  llvm::StringRef opType;
+  /// Oldest opset version whose semantics the importer implements.
+  int64_t minOpset;
+  OpImportFn convert;
+};
+
+/// The importer for `opType`, or null.
+const OpImporter *lookupOpImporter(llvm::StringRef opType);
+
+} // namespace loom::onnx_import
+
+#endif // LOOM_LIB_FRONTEND_ONNX_IMPORTERIMPL_H

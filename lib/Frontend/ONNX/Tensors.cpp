@@ -1,0 +1,205 @@
+//===- Tensors.cpp - ONNX tensors to elements attributes ------------------===//
+//
+// Tensor data is untrusted: dimensions are checked for sign and overflow,
+// and every data source (raw bytes, typed fields, external files) must hold
+// exactly the number of elements the dimensions declare.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ImporterImpl.h"
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "llvm/Support/Endian.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace loom;
+using namespace loom::onnx_import;
+
+Location ImportState::fileLoc() {
+  return FileLineColLoc::get(&context, source.displayName, 0, 0);
+}
+
+InFlightDiagnostic ImportState::error() { return emitError(fileLoc()); }
+
+InFlightDiagnostic ImportState::unsupportedError(Location loc) {
+  unsupported = true;
+  return emitError(loc);
+}
+
+static const char *dtypeName(int32_t dtype) {
+  if (onnx::TensorProto_DataType_IsValid(dtype))
+    return onnx::TensorProto_DataType_Name(
+               static_cast<onnx::TensorProto_DataType>(dtype))
+        .c_str();
+  return nullptr;
+}
+
+FailureOr<Type> loom::onnx_import::convertElementType(ImportState &state,
+                                                      Location loc,
+                                                      int32_t dtype,
+                                                      StringRef what) {
+  MLIRContext *ctx = &state.context;
+  switch (dtype) {
+  case onnx::TensorProto::FLOAT:
+    return Type(Float32Type::get(ctx));
+  case onnx::TensorProto::DOUBLE:
+    return Type(Float64Type::get(ctx));
+  case onnx::TensorProto::FLOAT16:
+    return Type(Float16Type::get(ctx));
+  case onnx::TensorProto::BFLOAT16:
+    return Type(BFloat16Type::get(ctx));
+  case onnx::TensorProto::INT8:
+    return Type(IntegerType::get(ctx, 8));
+  case onnx::TensorProto::INT16:
+    return Type(IntegerType::get(ctx, 16));
+  case onnx::TensorProto::INT32:
+    return Type(IntegerType::get(ctx, 32));
+  case onnx::TensorProto::INT64:
+    return Type(IntegerType::get(ctx, 64));
+  case onnx::TensorProto::BOOL:
+    return Type(IntegerType::get(ctx, 1));
+  default:
+    break;
+  }
+  if (const char *name = dtypeName(dtype); name && dtype != 0) {
+    state.unsupportedError(loc)
+        << what << " has data type " << name
+        << ", which Loom does not support (supported: FLOAT, DOUBLE, "
+           "FLOAT16, BFLOAT16, INT8, INT16, INT32, INT64, BOOL)";
+    return failure();
+  }
+  emitError(loc) << what << " has invalid data type " << dtype;
+  return failure();
+}
+
+/// Bytes per element as stored in raw_data and external files.
+static int64_t storageBytes(Type type) {
+  return type.isInteger(1) ? 1 : (type.getIntOrFloatBitWidth() + 7) / 8;
+}
+
+/// Checks the dimensions and returns the element count.
+static FailureOr<int64_t> elementCount(ImportState &state, Location loc,
+                                       const onnx::TensorProto &tensor,
+                                       SmallVectorImpl<int64_t> &shape) {
+  int64_t count = 1;
+  for (int64_t d : tensor.dims()) {
+    if (d < 0) {
+      emitError(loc) << "tensor '" << tensor.name()
+                     << "' has negative dimension " << d;
+      return failure();
+    }
+    if (llvm::MulOverflow(count, d, count) || count > (int64_t(1) << 48)) {
+      emitError(loc) << "tensor '" << tensor.name()
+                     << "' has dimensions whose product overflows";
+      return failure();
+    }
+    shape.push_back(d);
+  }
+  return count;
+}
+
+/// Little-endian bytes of `count` elements of `type` from the typed fields.
+static LogicalResult typedFieldBytes(ImportState &state, Location loc,
+                                     const onnx::TensorProto &tensor, Type type,
+                                     int64_t count, std::vector<char> &bytes) {
+  int64_t width = storageBytes(type);
+  bytes.resize(count * width);
+  auto checkCount = [&](int64_t have, StringRef field) -> LogicalResult {
+    if (have == count)
+      return success();
+    emitError(loc) << "tensor '" << tensor.name() << "' declares " << count
+                   << " elements but its " << field << " holds " << have;
+    return failure();
+  };
+  auto store = [&](int64_t i, uint64_t bits) {
+    for (int64_t k = 0; k < width; ++k)
+      bytes[i * width + k] = char((bits >> (8 * k)) & 0xff);
+  };
+  switch (tensor.data_type()) {
+  case onnx::TensorProto::FLOAT:
+    if (failed(checkCount(tensor.float_data_size(), "float_data")))
+      return failure();
+    for (int64_t i = 0; i < count; ++i)
+      store(i, llvm::bit_cast<uint32_t>(tensor.float_data(i)));
+    return success();
+  case onnx::TensorProto::DOUBLE:
+    if (failed(checkCount(tensor.double_data_size(), "double_data")))
+      return failure();
+    for (int64_t i = 0; i < count; ++i)
+      store(i, llvm::bit_cast<uint64_t>(tensor.double_data(i)));
+    return success();
+  case onnx::TensorProto::INT64:
+    if (failed(checkCount(tensor.int64_data_size(), "int64_data")))
+      return failure();
+    for (int64_t i = 0; i < count; ++i)
+      store(i, uint64_t(tensor.int64_data(i)));
+    return success();
+  default:
+    // INT32, INT16, INT8, BOOL, FLOAT16 and BFLOAT16 (as bit patterns) all
+    // live in int32_data.
+    if (failed(checkCount(tensor.int32_data_size(), "int32_data")))
+      return failure();
+    for (int64_t i = 0; i < count; ++i)
+      store(i, uint64_t(uint32_t(tensor.int32_data(i))));
+    return success();
+  }
+}
+
+FailureOr<ElementsAttr>
+loom::onnx_import::convertTensor(ImportState &state, Location loc,
+                                 const onnx::TensorProto &tensor,
+                                 bool asResource) {
+  auto elementType = convertElementType(state, loc, tensor.data_type(),
+                                        "tensor '" + tensor.name() + "'");
+  if (failed(elementType))
+    return failure();
+  SmallVector<int64_t> shape;
+  auto count = elementCount(state, loc, tensor, shape);
+  if (failed(count))
+    return failure();
+  auto type = RankedTensorType::get(shape, *elementType);
+  int64_t width = storageBytes(*elementType);
+  int64_t expected = *count * width;
+
+  std::vector<char> bytes;
+  if (tensor.has_data_location() &&
+      tensor.data_location() == onnx::TensorProto::EXTERNAL) {
+    if (failed(readExternalData(state, loc, tensor, expected, bytes)))
+      return failure();
+  } else if (tensor.has_raw_data()) {
+    const std::string &raw = tensor.raw_data();
+    if ((int64_t)raw.size() != expected) {
+      emitError(loc) << "tensor '" << tensor.name() << "' has " << raw.size()
+                     << " bytes of raw_data but its dimensions and type need "
+                     << expected;
+      return failure();
+    }
+    bytes.assign(raw.begin(), raw.end());
+  } else if (failed(typedFieldBytes(state, loc, tensor, *elementType, *count,
+                                    bytes))) {
+    return failure();
+  }
+
+  // MLIR stores i1 one bit per element; ONNX one byte.
+  if (elementType->isInteger(1)) {
+    SmallVector<bool> values;
+    for (char c : bytes)
+      values.push_back(c != 0);
+    return ElementsAttr(DenseElementsAttr::get(type, values));
+  }
+  ArrayRef<char> data(bytes.data(), bytes.size());
+  if (asResource) {
+    AsmResourceBlob blob =
+        HeapAsmResourceBlob::allocateAndCopyWithAlign(data, width);
+    std::string name = tensor.name().empty() ? "tensor" : tensor.name();
+    return ElementsAttr(
+        DenseResourceElementsAttr::get(type, name, std::move(blob)));
+  }
+  bool detectedSplat = false;
+  if (!DenseElementsAttr::isValidRawBuffer(type, data, detectedSplat)) {
+    emitError(loc) << "tensor '" << tensor.name() << "' has malformed data";
+    return failure();
+  }
+  return ElementsAttr(DenseElementsAttr::getFromRawBuffer(type, data));
+}

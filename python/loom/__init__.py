@@ -1,0 +1,1 @@
+"""Loom's Python helpers: test-model generators now; bindings later."""

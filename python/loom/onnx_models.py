@@ -1,0 +1,304 @@
+"""Small, seeded ONNX models shaped like real PyTorch exports.
+
+They carry what exporters emit: shape subgraphs (Shape -> Gather ->
+Unsqueeze -> Concat -> Reshape), decomposed LayerNorm and erf-GELU,
+Identity/Constant/Dropout noise and dynamic batch dimensions.
+
+    python -m loom.onnx_models OUTDIR [mlp gpt bert cnn ...]
+"""
+
+import argparse
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+
+class GraphBuilder:
+    """Accumulates nodes, initializers and Constant nodes, naming values."""
+
+    def __init__(self, seed):
+        self.rng = np.random.RandomState(seed)
+        self.nodes = []
+        self.initializers = []
+        self.counter = 0
+
+    def fresh(self, stem):
+        self.counter += 1
+        return f"{stem}_{self.counter}"
+
+    def weight(self, name, shape, scale=0.1):
+        data = (self.rng.standard_normal(shape) * scale).astype(np.float32)
+        self.initializers.append(numpy_helper.from_array(data, name))
+        return name
+
+    def const(self, value, dtype=np.float32, as_node=True):
+        """A constant, as a Constant node (as exporters do) or initializer."""
+        array = np.array(value, dtype=dtype)
+        name = self.fresh("const")
+        if as_node:
+            self.nodes.append(helper.make_node(
+                "Constant", [], [name], name=name + "_node",
+                value=numpy_helper.from_array(array, name)))
+        else:
+            self.initializers.append(numpy_helper.from_array(array, name))
+        return name
+
+    def op(self, op_type, inputs, n_out=1, **attrs):
+        outs = [self.fresh(op_type.lower()) for _ in range(n_out)]
+        self.nodes.append(helper.make_node(
+            op_type, inputs, outs, name=self.fresh(op_type), **attrs))
+        return outs[0] if n_out == 1 else outs
+
+    def model(self, inputs, outputs, opset, name):
+        graph = helper.make_graph(self.nodes, name, inputs, outputs,
+                                  self.initializers)
+        model = helper.make_model(
+            graph, opset_imports=[helper.make_opsetid("", opset)],
+            producer_name="loom-tests")
+        model.ir_version = 8 if opset < 19 else 9
+        return model
+
+
+def reduce_mean(g, x, axes, opset):
+    if opset >= 18:
+        return g.op("ReduceMean", [x, g.const(axes, np.int64)], keepdims=1)
+    return g.op("ReduceMean", [x], axes=axes, keepdims=1)
+
+
+def decomposed_layer_norm(g, x, hidden, prefix, opset):
+    """PyTorch's LayerNorm export before opset 17."""
+    mean = reduce_mean(g, x, [-1], opset)
+    centered = g.op("Sub", [x, mean])
+    squared = g.op("Pow", [centered, g.const(2.0)])
+    var = reduce_mean(g, squared, [-1], opset)
+    std = g.op("Sqrt", [g.op("Add", [var, g.const(1e-5)])])
+    normed = g.op("Div", [centered, std])
+    scaled = g.op("Mul", [normed, g.weight(prefix + ".weight", [hidden])])
+    return g.op("Add", [scaled, g.weight(prefix + ".bias", [hidden])])
+
+
+def erf_gelu(g, x):
+    """PyTorch's exact GELU export before opset 20."""
+    scaled = g.op("Div", [x, g.const(1.4142135381698608)])
+    erf = g.op("Erf", [scaled])
+    plus = g.op("Add", [erf, g.const(1.0)])
+    return g.op("Mul", [g.op("Mul", [x, plus]), g.const(0.5)])
+
+
+def linear(g, x, inp, out, prefix):
+    y = g.op("MatMul", [x, g.weight(prefix + ".weight", [inp, out])])
+    return g.op("Add", [y, g.weight(prefix + ".bias", [out])])
+
+
+def dim_of(g, x, index):
+    """Shape(x)[index] as a rank-1 tensor, as exporters compute it."""
+    shape = g.op("Shape", [x])
+    dim = g.op("Gather", [shape, g.const(index, np.int64)], axis=0)
+    return g.op("Unsqueeze", [dim, g.const([0], np.int64)])
+
+
+def mlp(seed=0):
+    """Gemm -> Relu -> MatMul + Add, with a dynamic batch."""
+    g = GraphBuilder(seed)
+    x = "x"
+    h = g.op("Gemm", [x, g.weight("fc1.weight", [32, 16]),
+                      g.weight("fc1.bias", [32])], transB=1)
+    h = g.op("Identity", [g.op("Relu", [h])])
+    h = g.op("Identity", [h])
+    y = linear(g, h, 32, 10, "fc2")
+    g.nodes.append(helper.make_node("Identity", [y], ["logits"], name="out"))
+    return g.model(
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 16])],
+        [helper.make_tensor_value_info("logits", TensorProto.FLOAT,
+                                       ["batch", 10])],
+        opset=13, name="mlp")
+
+
+def gpt(seed=0, opset=17, layers=2, hidden=32, heads=4, vocab=64, seq=16):
+    """A GPT-style decoder: token and position embeddings, causal attention
+    masked with Trilu/Where, decomposed LayerNorm, erf-GELU MLP."""
+    g = GraphBuilder(seed)
+    head = hidden // heads
+    ids = "input_ids"
+    tok = g.op("Gather", [g.weight("wte.weight", [vocab, hidden]), ids], axis=0)
+    # Positions: Range(0, Shape(ids)[1]) as exporters write it.
+    shape = g.op("Shape", [ids])
+    length = g.op("Gather", [shape, g.const(1, np.int64)], axis=0)
+    pos = g.op("Range", [g.const(0, np.int64), length, g.const(1, np.int64)])
+    pos = g.op("Unsqueeze", [pos, g.const([0], np.int64)])
+    x = g.op("Add", [tok, g.op("Gather", [g.weight("wpe.weight", [seq, hidden]),
+                                          pos], axis=0)])
+    x = g.op("Dropout", [x, g.const(0.1)])
+    # Causal mask: ones -> Trilu -> Equal(0) -> Where(-inf).
+    ones = g.op("ConstantOfShape", [g.op("Concat", [dim_of(g, ids, 1),
+                                                    dim_of(g, ids, 1)], axis=0)],
+                value=numpy_helper.from_array(np.array([1.0], np.float32)))
+    lower = g.op("Trilu", [ones], upper=0)
+    masked = g.op("Equal", [lower, g.const(0.0)])
+    for layer in range(layers):
+        p = f"h.{layer}"
+        a = decomposed_layer_norm(g, x, hidden, p + ".ln_1", opset)
+        qkv = linear(g, a, hidden, 3 * hidden, p + ".attn.c_attn")
+        q, k, v = g.op("Split", [qkv, g.const([hidden] * 3, np.int64)],
+                       n_out=3, axis=2)
+
+        def heads_of(t):
+            new_shape = g.op("Concat", [dim_of(g, t, 0), dim_of(g, t, 1),
+                                        g.const([heads, head], np.int64)],
+                             axis=0)
+            t = g.op("Reshape", [t, new_shape])
+            return g.op("Transpose", [t], perm=[0, 2, 1, 3])
+
+        q, k, v = heads_of(q), heads_of(k), heads_of(v)
+        kt = g.op("Transpose", [k], perm=[0, 1, 3, 2])
+        scores = g.op("Div", [g.op("MatMul", [q, kt]),
+                              g.const(float(np.sqrt(head)))])
+        scores = g.op("Where", [masked, g.const(-np.inf), scores])
+        probs = g.op("Softmax", [scores], axis=-1)
+        ctx = g.op("Transpose", [g.op("MatMul", [probs, v])],
+                   perm=[0, 2, 1, 3])
+        merged = g.op("Reshape", [ctx, g.op("Concat", [
+            dim_of(g, ctx, 0), dim_of(g, ctx, 1),
+            g.const([hidden], np.int64)], axis=0)])
+        x = g.op("Add", [x, linear(g, merged, hidden, hidden,
+                                   p + ".attn.c_proj")])
+        m = decomposed_layer_norm(g, x, hidden, p + ".ln_2", opset)
+        m = erf_gelu(g, linear(g, m, hidden, 4 * hidden, p + ".mlp.c_fc"))
+        x = g.op("Add", [x, linear(g, m, 4 * hidden, hidden,
+                                   p + ".mlp.c_proj")])
+    x = decomposed_layer_norm(g, x, hidden, "ln_f", opset)
+    g.nodes.append(helper.make_node(
+        "MatMul", [x, g.weight("lm_head.weight", [hidden, vocab])], ["logits"],
+        name="lm_head"))
+    return g.model(
+        [helper.make_tensor_value_info(ids, TensorProto.INT64,
+                                       ["batch", seq])],
+        [helper.make_tensor_value_info("logits", TensorProto.FLOAT,
+                                       ["batch", seq, vocab])],
+        opset=opset, name="gpt")
+
+
+def bert(seed=0, layers=2, hidden=32, heads=4, vocab=64, seq=16):
+    """A BERT-style encoder at opset 20: LayerNormalization and Gelu ops,
+    a padding mask from attention_mask, Split by num_outputs."""
+    g = GraphBuilder(seed)
+    head = hidden // heads
+    ids, mask = "input_ids", "attention_mask"
+    emb = g.op("Add", [
+        g.op("Gather", [g.weight("word_embeddings", [vocab, hidden]), ids]),
+        g.weight("position_embeddings", [seq, hidden])])
+    x = g.op("LayerNormalization", [emb, g.weight("emb_ln.weight", [hidden]),
+                                    g.weight("emb_ln.bias", [hidden])],
+             axis=-1, epsilon=1e-12)
+    # (1 - mask) * -10000, broadcast over heads and queries.
+    m = g.op("Cast", [mask], to=TensorProto.FLOAT)
+    m = g.op("Mul", [g.op("Sub", [g.const(1.0), m]), g.const(-10000.0)])
+    m = g.op("Unsqueeze", [m, g.const([1, 2], np.int64)])
+    for layer in range(layers):
+        p = f"layer.{layer}"
+        qkv = linear(g, x, hidden, 3 * hidden, p + ".qkv")
+        q, k, v = g.op("Split", [qkv], n_out=3, axis=-1, num_outputs=3)
+
+        def heads_of(t):
+            t = g.op("Reshape", [t, g.const([0, 0, heads, head], np.int64)])
+            return g.op("Transpose", [t], perm=[0, 2, 1, 3])
+
+        q, k, v = heads_of(q), heads_of(k), heads_of(v)
+        scores = g.op("MatMul", [q, g.op("Transpose", [k], perm=[0, 1, 3, 2])])
+        scores = g.op("Add", [g.op("Mul", [scores,
+                                           g.const(1.0 / np.sqrt(head))]), m])
+        ctx = g.op("MatMul", [g.op("Softmax", [scores], axis=-1), v])
+        ctx = g.op("Reshape", [g.op("Transpose", [ctx], perm=[0, 2, 1, 3]),
+                               g.const([0, 0, -1], np.int64)])
+        x = g.op("LayerNormalization", [
+            g.op("Add", [x, linear(g, ctx, hidden, hidden, p + ".out")]),
+            g.weight(p + ".ln1.weight", [hidden]),
+            g.weight(p + ".ln1.bias", [hidden])], axis=-1)
+        f = g.op("Gelu", [linear(g, x, hidden, 4 * hidden, p + ".ffn1")])
+        x = g.op("LayerNormalization", [
+            g.op("Add", [x, linear(g, f, 4 * hidden, hidden, p + ".ffn2")]),
+            g.weight(p + ".ln2.weight", [hidden]),
+            g.weight(p + ".ln2.bias", [hidden])], axis=-1)
+    pooled = g.op("Tanh", [linear(g, g.op("Gather", [x, g.const(0, np.int64)],
+                                          axis=1), hidden, hidden, "pooler")])
+    g.nodes.append(helper.make_node("Identity", [pooled], ["pooled"],
+                                    name="out"))
+    return g.model(
+        [helper.make_tensor_value_info(ids, TensorProto.INT64, [2, seq]),
+         helper.make_tensor_value_info(mask, TensorProto.INT64, [2, seq])],
+        [helper.make_tensor_value_info("pooled", TensorProto.FLOAT,
+                                       [2, hidden])],
+        opset=20, name="bert")
+
+
+def cnn(seed=0):
+    """Conv -> BatchNorm -> Relu -> MaxPool -> Conv(SAME, stride 2) ->
+    Relu -> GlobalAveragePool -> Flatten -> Gemm."""
+    g = GraphBuilder(seed)
+    x = g.op("Conv", ["image", g.weight("conv1.weight", [8, 3, 3, 3]),
+                      g.weight("conv1.bias", [8])],
+             kernel_shape=[3, 3], pads=[1, 1, 1, 1])
+    x = g.op("BatchNormalization", [
+        x, g.weight("bn1.weight", [8]), g.weight("bn1.bias", [8]),
+        g.weight("bn1.running_mean", [8]),
+        g.const(np.abs(g.rng.standard_normal(8)) + 0.5, as_node=False)],
+        epsilon=1e-5)
+    x = g.op("MaxPool", [g.op("Relu", [x])], kernel_shape=[2, 2],
+             strides=[2, 2])
+    x = g.op("Relu", [g.op("Conv", [x, g.weight("conv2.weight",
+                                                [16, 8, 3, 3])],
+                           kernel_shape=[3, 3], strides=[2, 2],
+                           auto_pad="SAME_UPPER")])
+    x = g.op("Flatten", [g.op("GlobalAveragePool", [x])], axis=1)
+    g.nodes.append(helper.make_node(
+        "Gemm", [x, g.weight("fc.weight", [10, 16]), g.weight("fc.bias", [10])],
+        ["logits"], name="fc", transB=1))
+    return g.model(
+        [helper.make_tensor_value_info("image", TensorProto.FLOAT,
+                                       ["batch", 3, 16, 16])],
+        [helper.make_tensor_value_info("logits", TensorProto.FLOAT,
+                                       ["batch", 10])],
+        opset=13, name="cnn")
+
+
+MODELS = {
+    "mlp": mlp,
+    "gpt": gpt,
+    "gpt_opset18": lambda: gpt(opset=18),
+    "bert": bert,
+    "cnn": cnn,
+}
+
+
+def save(model, path, external=False):
+    onnx.checker.check_model(model)
+    if external:
+        onnx.save_model(model, path, save_as_external_data=True,
+                        all_tensors_to_one_file=True,
+                        location=os.path.basename(path) + ".data",
+                        size_threshold=0)
+    else:
+        onnx.save_model(model, path)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("outdir")
+    parser.add_argument("models", nargs="*", default=sorted(MODELS))
+    parser.add_argument("--external-data", action="store_true",
+                        help="store the weights in a .data file beside each "
+                             "model")
+    args = parser.parse_args(argv)
+    os.makedirs(args.outdir, exist_ok=True)
+    for name in args.models:
+        if name not in MODELS:
+            sys.exit(f"unknown model {name!r}; known: {', '.join(MODELS)}")
+        save(MODELS[name](), os.path.join(args.outdir, name + ".onnx"),
+             args.external_data)
+
+
+if __name__ == "__main__":
+    main()
