@@ -16,17 +16,27 @@ using namespace loom;
 using namespace loom::nn;
 
 namespace {
-/// The value of a splat float constant, if `v` is one.
-std::optional<double> splatValue(Value v) {
+/// A splat float constant: its value and the relative rounding error of its
+/// type (constants in bf16 are far from 1/sqrt(2)).
+struct Splat {
+  double value;
+  double tolerance;
+};
+
+std::optional<Splat> splatValue(Value v) {
   DenseElementsAttr attr;
   if (!v || !matchPattern(v, m_Constant(&attr)) || !attr.isSplat() ||
       !isa<FloatType>(attr.getElementType()))
     return std::nullopt;
-  return attr.getSplatValue<APFloat>().convertToDouble();
+  APFloat value = attr.getSplatValue<APFloat>();
+  int precision = llvm::APFloat::semanticsPrecision(value.getSemantics());
+  return Splat{value.convertToDouble(),
+               std::max(1e-4, std::ldexp(2.0, -precision))};
 }
 
-bool near(std::optional<double> value, double expected) {
-  return value && std::abs(*value - expected) <= 1e-4 * std::abs(expected);
+bool near(std::optional<Splat> splat, double expected) {
+  return splat && std::abs(splat->value - expected) <=
+                      splat->tolerance * std::abs(expected);
 }
 
 /// The trailing-axis reduce_mean over `x` with keepdims, returning its first
@@ -52,9 +62,9 @@ std::optional<std::pair<Value, double>> sqrtOfVariance(Value v) {
     return std::nullopt;
   for (auto [var, eps] : {std::pair(add.getLhs(), add.getRhs()),
                           std::pair(add.getRhs(), add.getLhs())})
-    if (std::optional<double> e = splatValue(eps);
+    if (std::optional<Splat> e = splatValue(eps);
         e && cast<RankedTensorType>(eps.getType()).getNumElements() <= 1)
-      return std::pair(var, *e);
+      return std::pair(var, e->value);
   return std::nullopt;
 }
 

@@ -1,5 +1,6 @@
 # lit configuration for Loom's FileCheck tests.
 import os
+import sys
 
 import lit.formats
 from lit.llvm import llvm_config
@@ -13,6 +14,13 @@ config.test_exec_root = os.path.join(config.loom_obj_root, "test")
 
 config.substitutions.append(("%loom_src", config.loom_src_root))
 config.substitutions.append(("%loom_obj", config.loom_obj_root))
+# Python with the packages of python/requirements.txt (lit runs from .venv),
+# and Loom's own Python package.
+config.substitutions.append(("%python", sys.executable))
+config.environment["PYTHONPATH"] = os.path.join(config.loom_src_root, "python")
+config.substitutions.append(
+    ("%expect_exit", sys.executable + " " +
+     os.path.join(config.loom_src_root, "test", "utils", "expect_exit.py")))
 config.environment["LOOM_BUILD"] = config.loom_obj_root
 config.environment["LOOM_BUILD_IS_CURRENT"] = "1"
 config.substitutions.append(("%PATH%", config.environment["PATH"]))

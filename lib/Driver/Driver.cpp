@@ -107,6 +107,10 @@ struct CommandLine {
       llvm::cl::desc("Fix the dimensions of an ONNX model input "
                      "(repeatable; ? leaves a dimension unknown)"),
       llvm::cl::value_desc("NAME=2x64"), llvm::cl::cat(inputCategory)};
+  llvm::cl::opt<bool> listOperators{
+      "list-onnx-operators",
+      llvm::cl::desc("Print the ONNX operators loomc imports and exit"),
+      llvm::cl::cat(inputCategory)};
   llvm::cl::opt<std::string> output{
       "o", llvm::cl::desc("Output file (default: standard output)"),
       llvm::cl::value_desc("file"), llvm::cl::init("-"),
@@ -182,6 +186,11 @@ int loom::driver::loomcMain(int argc, char **argv) {
           "loomc: compile a model into a distributed training program\n",
           &llvm::errs()))
     return ExitCode::Failure;
+  if (cl.listOperators) {
+    for (StringRef op : onnx_import::supportedOperators())
+      llvm::outs() << op << "\n";
+    return ExitCode::Success;
+  }
   Options options = cl.toOptions();
 
   DialectRegistry registry;

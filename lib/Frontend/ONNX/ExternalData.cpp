@@ -45,10 +45,7 @@ std::string realPath(const std::string &path) {
 LogicalResult loom::onnx_import::readExternalData(
     ImportState &state, Location loc, const onnx::TensorProto &tensor,
     int64_t expectedBytes, std::vector<char> &bytes) {
-  auto fail = [&]() {
-    return emitError(loc) << "external data of tensor '" << tensor.name()
-                          << "': ";
-  };
+  auto fail = [&]() { return emitError(loc) << "external data: "; };
   std::optional<std::string> location;
   std::optional<int64_t> offset, length;
   for (const onnx::StringStringEntryProto &entry : tensor.external_data()) {

@@ -136,8 +136,8 @@ public:
   /// verifies it and folds it when its operands are constants. Diagnostics
   /// point at this node.
   template <typename OpTy, typename... Args>
-  mlir::FailureOr<mlir::Operation *> build(unsigned numResults,
-                                           Args &&...args) {
+  mlir::FailureOr<llvm::SmallVector<mlir::Value>> build(unsigned numResults,
+                                                        Args &&...args) {
     mlir::OperationState state(loc, OpTy::getOperationName());
     llvm::SmallVector<mlir::Type> placeholders(numResults, b.getNoneType());
     OpTy::build(b, state, mlir::TypeRange(placeholders),
@@ -154,14 +154,14 @@ public:
   /// `build` for single-result ops.
   template <typename OpTy, typename... Args>
   mlir::FailureOr<mlir::Value> make(Args &&...args) {
-    auto op = build<OpTy>(1, std::forward<Args>(args)...);
-    if (mlir::failed(op))
+    auto values = build<OpTy>(1, std::forward<Args>(args)...);
+    if (mlir::failed(values))
       return mlir::failure();
-    return (*op)->getResult(0);
+    return values->front();
   }
-  /// Verifies a freshly created op and folds it; returns the op whose
-  /// results to use (a constant when it folded).
-  mlir::FailureOr<mlir::Operation *> finish(mlir::Operation *op);
+  /// Verifies a freshly created op and folds it; returns the values to use
+  /// (constants or existing values when it folded).
+  mlir::FailureOr<llvm::SmallVector<mlir::Value>> finish(mlir::Operation *op);
 
   /// A splat constant of `type` (float or integer element type).
   mlir::Value splat(mlir::RankedTensorType type, double value);

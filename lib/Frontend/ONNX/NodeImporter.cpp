@@ -39,16 +39,13 @@ FailureOr<DenseElementsAttr> NodeImporter::constant(unsigned i,
   DenseElementsAttr attr;
   if (matchPattern(*value, m_Constant(&attr)))
     return attr;
-  return unsupported() << "input '" << name
-                       << "' must be a constant (or fold to one); it is "
-                          "computed at run time. "
-                       << (state.dynamicInputs.empty()
-                               ? std::string()
-                               : "It may depend on graph inputs with unknown "
-                                 "dimensions: " +
-                                     state.dynamicInputs +
-                                     "; fix them with --input-shape "
-                                     "NAME=DxDx...");
+  auto diag = unsupported() << "input '" << name
+                            << "' must be a constant (or fold to one), but "
+                               "it is computed at run time";
+  if (!state.dynamicInputs.empty())
+    diag << "; it may depend on graph inputs with unknown dimensions: "
+         << state.dynamicInputs << "; fix them with --input-shape NAME=DxDx...";
+  return diag;
 }
 
 FailureOr<SmallVector<int64_t>> NodeImporter::constantInts(unsigned i,
@@ -142,7 +139,7 @@ LogicalResult NodeImporter::requireStatic(unsigned i, StringRef why) {
   return failure();
 }
 
-FailureOr<Operation *> NodeImporter::finish(Operation *op) {
+FailureOr<SmallVector<Value>> NodeImporter::finish(Operation *op) {
   if (failed(mlir::verify(op))) {
     op->erase();
     return failure();
@@ -150,9 +147,9 @@ FailureOr<Operation *> NodeImporter::finish(Operation *op) {
   SmallVector<Value> folded;
   if (succeeded(b.tryFold(op, folded)) && !folded.empty()) {
     op->erase();
-    return folded.front().getDefiningOp();
+    return folded;
   }
-  return op;
+  return SmallVector<Value>(op->getResults());
 }
 
 Value NodeImporter::splat(RankedTensorType type, double value) {

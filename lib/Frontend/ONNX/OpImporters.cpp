@@ -464,11 +464,9 @@ template <typename OpTy> LogicalResult importSoftmax(Node &n) {
 LogicalResult importLayerNorm(Node &n) {
   ASSIGN_OR_FAIL(x, n.required(0, "X"));
   ASSIGN_OR_FAIL(scale, n.required(1, "Scale"));
-  if (n.hasOutput(1) || n.hasOutput(2))
-    return n.unsupported()
-           << "the Mean and InvStdDev outputs are not supported";
   auto type = n.typeOf(0);
   ASSIGN_OR_FAIL(axis, n.axis(n.intAttr("axis", -1), type.getRank()));
+  double epsilon = n.floatAttr("epsilon", 1e-5f);
   ArrayRef<int64_t> normalized = type.getShape().drop_front(axis);
   // Scale and bias may be given with fewer dimensions; broadcast them.
   auto fit = [&](Value v) -> FailureOr<Value> {
@@ -482,17 +480,37 @@ LogicalResult importLayerNorm(Node &n) {
     ASSIGN_OR_FAIL(fitted, fit(b));
     bias = fitted;
   }
-  return done(n, n.make<nn::LayerNormOp>(
-                     x, s, bias, n.b.getI64IntegerAttr(axis),
-                     n.b.getF64FloatAttr(n.floatAttr("epsilon", 1e-5f))));
+  ASSIGN_OR_FAIL(y, n.make<nn::LayerNormOp>(x, s, bias,
+                                            n.b.getI64IntegerAttr(axis),
+                                            n.b.getF64FloatAttr(epsilon)));
+  n.results.push_back(y);
+  if (!n.hasOutput(1) && !n.hasOutput(2))
+    return success();
+  // The optional Mean and InvStdDev outputs, with the normalised dimensions
+  // kept as size 1.
+  SmallVector<int64_t> axes;
+  for (int64_t d = axis; d < type.getRank(); ++d)
+    axes.push_back(d);
+  ASSIGN_OR_FAIL(mean, n.make<nn::ReduceMeanOp>(x, axes, true));
+  ASSIGN_OR_FAIL(centered, n.make<nn::SubOp>(x, mean));
+  ASSIGN_OR_FAIL(squared, n.make<nn::MulOp>(centered, centered));
+  ASSIGN_OR_FAIL(variance, n.make<nn::ReduceMeanOp>(squared, axes, true));
+  ASSIGN_OR_FAIL(
+      shifted,
+      n.make<nn::AddOp>(variance, n.scalar(type.getElementType(), epsilon)));
+  ASSIGN_OR_FAIL(invStdDev, n.make<nn::RsqrtOp>(shifted));
+  n.results.push_back(mean);
+  n.results.push_back(invStdDev);
+  return success();
 }
 
 LogicalResult importBatchNorm(Node &n) {
   if (n.intAttr("training_mode", 0) != 0 || n.numOutputs() > 1)
     return n.unsupported() << "training mode is not supported (inference only)";
+  static const StringRef names[] = {"X", "scale", "B", "input_mean",
+                                    "input_var"};
   SmallVector<Value> in;
-  for (auto [i, name] : llvm::enumerate(
-           ArrayRef<StringRef>{"X", "scale", "B", "input_mean", "input_var"})) {
+  for (auto [i, name] : llvm::enumerate(names)) {
     ASSIGN_OR_FAIL(v, n.required(i, name));
     in.push_back(v);
   }
@@ -719,9 +737,8 @@ LogicalResult importSplit(Node &n) {
   if ((int64_t)sizes.size() != outputs)
     return n.error() << "split gives " << sizes.size() << " sizes for "
                      << outputs << " outputs";
-  ASSIGN_OR_FAIL(op, n.build<nn::SplitOp>(outputs, x, axis, sizes));
-  for (Value r : op->getResults())
-    n.results.push_back(r);
+  ASSIGN_OR_FAIL(parts, n.build<nn::SplitOp>(outputs, x, axis, sizes));
+  llvm::append_range(n.results, parts);
   return success();
 }
 
@@ -982,8 +999,8 @@ LogicalResult importTrilu(Node &n) {
 LogicalResult importRange(Node &n) {
   SmallVector<Attribute> bounds;
   Type element;
-  for (auto [i, name] :
-       llvm::enumerate(ArrayRef<StringRef>{"start", "limit", "delta"})) {
+  static const StringRef names[] = {"start", "limit", "delta"};
+  for (auto [i, name] : llvm::enumerate(names)) {
     ASSIGN_OR_FAIL(attr, n.constant(i, name));
     if (attr.getNumElements() != 1)
       return n.error() << name << " must be a scalar";

@@ -69,6 +69,16 @@ FailureOr<Type> loom::onnx_import::convertElementType(ImportState &state,
            "FLOAT16, BFLOAT16, INT8, INT16, INT32, INT64, BOOL)";
     return failure();
   }
+  // Types newer than the protobuf schema this build knows.
+  static const char *newer[] = {
+      "FLOAT8E4M3FN", "FLOAT8E4M3FNUZ", "FLOAT8E5M2", "FLOAT8E5M2FNUZ",
+      "UINT4",        "INT4",           "FLOAT4E2M1"};
+  if (dtype >= 17 && dtype <= 23) {
+    state.unsupportedError(loc)
+        << what << " has data type " << newer[dtype - 17]
+        << ", which Loom does not support";
+    return failure();
+  }
   emitError(loc) << what << " has invalid data type " << dtype;
   return failure();
 }

@@ -1,0 +1,169 @@
+"""Single-operator models exercising opset-dependent semantics.
+
+    python op_models.py OUTDIR   # writes OUTDIR/<case>.onnx
+"""
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto as T, helper, numpy_helper
+
+
+def vi(name, shape, dtype=T.FLOAT):
+    return helper.make_tensor_value_info(name, dtype, shape)
+
+
+def const(name, values, dtype=np.int64):
+    return numpy_helper.from_array(np.array(values, dtype=dtype), name)
+
+
+def model(opset, nodes, inputs, outputs, inits=()):
+    g = helper.make_graph(nodes, "g", inputs, outputs, list(inits))
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+    m.ir_version = 7 if opset < 15 else 8
+    return m
+
+
+N = helper.make_node
+CASES = {
+    # Gemm: Y = alpha * A^T B + beta * C
+    "gemm": model(13, [N("Gemm", ["a", "b", "c"], ["y"], alpha=2.0, beta=0.5,
+                         transA=1)],
+                  [vi("a", [3, 2]), vi("b", [3, 4]), vi("c", [4])],
+                  [vi("y", [2, 4])]),
+    # Split: sizes as an input (13), equal parts, uneven num_outputs (18).
+    "split13": model(13, [N("Split", ["x", "s"], ["a", "b"], axis=1)],
+                     [vi("x", [2, 5])], [vi("a", None), vi("b", None)],
+                     [const("s", [2, 3])]),
+    "split11": model(11, [N("Split", ["x"], ["a", "b"], axis=1, split=[1, 4])],
+                     [vi("x", [2, 5])], [vi("a", None), vi("b", None)]),
+    "split18": model(18, [N("Split", ["x"], ["a", "b", "c"], axis=1,
+                            num_outputs=3)],
+                     [vi("x", [2, 7])],
+                     [vi("a", None), vi("b", None), vi("c", None)]),
+    # Squeeze without axes removes every size-1 dimension.
+    "squeeze": model(13, [N("Squeeze", ["x"], ["y"])], [vi("x", [1, 3, 1])],
+                     [vi("y", None)]),
+    # Unsqueeze axes: attribute (11), input with a negative axis (13).
+    "unsqueeze11": model(11, [N("Unsqueeze", ["x"], ["y"], axes=[0, 3])],
+                         [vi("x", [2, 3])], [vi("y", None)]),
+    "unsqueeze13": model(13, [N("Unsqueeze", ["x", "a"], ["y"])],
+                         [vi("x", [2, 3])], [vi("y", None)],
+                         [const("a", [-1])]),
+    # ReduceSum axes: attribute (11), input (13), keepdims=0.
+    "reducesum11": model(11, [N("ReduceSum", ["x"], ["y"], axes=[-1],
+                                keepdims=0)],
+                         [vi("x", [2, 3])], [vi("y", None)]),
+    "reducesum13": model(13, [N("ReduceSum", ["x", "a"], ["y"], keepdims=1)],
+                         [vi("x", [2, 3])], [vi("y", None)],
+                         [const("a", [0])]),
+    "reducemean18_empty": model(18, [N("ReduceMean", ["x"], ["y"],
+                                       keepdims=0)],
+                                [vi("x", [2, 3])], [vi("y", None)]),
+    # Slice with negative indices, a negative step and out-of-range ends.
+    "slice": model(13, [N("Slice", ["x", "s", "e", "a", "st"], ["y"])],
+                   [vi("x", [4, 10])], [vi("y", None)],
+                   [const("s", [-1, 100]), const("e", [-1000, 1]),
+                    const("a", [1, 0]), const("st", [-3, -1])]),
+    # Pad: negative pads crop; reflect mode; constant value input.
+    "pad": model(13, [N("Pad", ["x", "p", "v"], ["y"])],
+                 [vi("x", [4, 4])], [vi("y", None)],
+                 [const("p", [1, -1, 0, 2]), const("v", 1.5, np.float32)]),
+    "pad_reflect": model(13, [N("Pad", ["x", "p"], ["y"], mode="reflect")],
+                         [vi("x", [4, 4])], [vi("y", None)],
+                         [const("p", [0, 2, 0, 1])]),
+    # Clip: attributes before 11, optional inputs after.
+    "clip6": model(6, [N("Clip", ["x"], ["y"], min=-1.0, max=1.0)],
+                   [vi("x", [3])], [vi("y", None)]),
+    "clip13": model(13, [N("Clip", ["x", "", "hi"], ["y"])],
+                    [vi("x", [3])], [vi("y", None)],
+                    [const("hi", 6.0, np.float32)]),
+    # Softmax before 13 flattens at axis (default 1).
+    "softmax11": model(11, [N("Softmax", ["x"], ["y"])], [vi("x", [2, 3, 4])],
+                       [vi("y", None)]),
+    "softmax13": model(13, [N("LogSoftmax", ["x"], ["y"])],
+                       [vi("x", [2, 3, 4])], [vi("y", None)]),
+    # MatMul with rank-1 operands.
+    "matmul_vec": model(13, [N("MatMul", ["v", "m"], ["y"])],
+                        [vi("v", [3]), vi("m", [2, 3, 4])], [vi("y", None)]),
+    # 1-D convolution and average pooling are lifted to 2-D.
+    "conv1d": model(13, [N("Conv", ["x", "w"], ["y"], pads=[1, 1])],
+                    [vi("x", [1, 2, 8]), vi("w", [4, 2, 3])], [vi("y", None)]),
+    "avgpool": model(13, [N("AveragePool", ["x"], ["y"], kernel_shape=[3, 3],
+                            strides=[2, 2], pads=[1, 1, 1, 1],
+                            count_include_pad=1, ceil_mode=1)],
+                     [vi("x", [1, 1, 6, 6])], [vi("y", None)]),
+    # Expand broadcasts both ways.
+    "expand": model(13, [N("Expand", ["x", "s"], ["y"])],
+                    [vi("x", [3, 1])], [vi("y", None)],
+                    [const("s", [2, 1, 4])]),
+    "tile": model(13, [N("Tile", ["x", "r"], ["y"])], [vi("x", [2, 3])],
+                  [vi("y", None)], [const("r", [2, 1])]),
+    "flatten": model(13, [N("Flatten", ["x"], ["y"], axis=-1)],
+                     [vi("x", [2, 3, 4])], [vi("y", None)]),
+    "leakyrelu": model(13, [N("LeakyRelu", ["x"], ["y"], alpha=0.2)],
+                       [vi("x", [3])], [vi("y", None)]),
+    "range": model(13, [N("Range", ["s", "l", "d"], ["y"])], [],
+                   [vi("y", None)],
+                   [const("s", 1.0, np.float32), const("l", 2.0, np.float32),
+                    const("d", 0.25, np.float32)]),
+    "constantofshape": model(13, [N("ConstantOfShape", ["s"], ["y"],
+                                    value=numpy_helper.from_array(
+                                        np.array([7], np.int32)))],
+                             [], [vi("y", None)], [const("s", [2, 2])]),
+    "trilu": model(14, [N("Trilu", ["x", "k"], ["y"], upper=1)],
+                   [vi("x", [3, 3])], [vi("y", None)], [const("k", 1)]),
+    # Shape's start/end (15) and Size fold to constants.
+    "shape15": model(15, [N("Shape", ["x"], ["y"], start=1, end=-1)],
+                     [vi("x", [2, 3, 4, 5])], [vi("y", None)]),
+    "size": model(13, [N("Size", ["x"], ["y"])], [vi("x", [2, 3])],
+                  [vi("y", None)]),
+    "equal_bool": model(13, [N("Equal", ["a", "b"], ["y"])],
+                        [vi("a", [3], T.BOOL), vi("b", [3], T.BOOL)],
+                        [vi("y", None)]),
+    "max3": model(13, [N("Max", ["a", "b", "c"], ["y"])],
+                  [vi("a", [3]), vi("b", [1]), vi("c", [3])], [vi("y", None)]),
+    "dropout_mask": model(13, [N("Dropout", ["x"], ["y", "m"])],
+                          [vi("x", [3])], [vi("y", None), vi("m", None)]),
+    "pow_int_exponent": model(13, [N("Pow", ["x", "e"], ["y"])],
+                              [vi("x", [3])], [vi("y", None)],
+                              [const("e", 2, np.int64)]),
+    "cast": model(13, [N("Cast", ["x"], ["y"], to=T.BFLOAT16)],
+                  [vi("x", [3])], [vi("y", None)]),
+    "reshape_allowzero": model(14, [N("Reshape", ["x", "s"], ["y"])],
+                               [vi("x", [2, 3, 4])], [vi("y", None)],
+                               [const("s", [0, -1])]),
+    "gather_negative": model(13, [N("Gather", ["x", "i"], ["y"], axis=-1)],
+                             [vi("x", [2, 5])], [vi("y", None)],
+                             [const("i", [[-1, 0]])]),
+    "global_max_pool_1d": model(13, [N("GlobalMaxPool", ["x"], ["y"])],
+                                [vi("x", [2, 3, 7])], [vi("y", None)]),
+    "maxpool_same": model(13, [N("MaxPool", ["x"], ["y"], kernel_shape=[3, 3],
+                                 strides=[2, 2], auto_pad="SAME_LOWER")],
+                          [vi("x", [1, 1, 5, 5])], [vi("y", None)]),
+    # Variants that are valid ONNX but not supported: exit code 3.
+    "conv3d": model(13, [N("Conv", ["x", "w"], ["y"])],
+                    [vi("x", [1, 1, 4, 4, 4]), vi("w", [1, 1, 2, 2, 2])],
+                    [vi("y", None)]),
+    "batchnorm_training": model(15, [N("BatchNormalization",
+                                       ["x", "s", "b", "m", "v"],
+                                       ["y", "rm", "rv"], training_mode=1)],
+                                [vi("x", [2, 3]), vi("s", [3]), vi("b", [3]),
+                                 vi("m", [3]), vi("v", [3])],
+                                [vi("y", None)]),
+    "reshape_runtime_shape": model(13, [N("Reshape", ["x", "s"], ["y"])],
+                                   [vi("x", [2, 3]), vi("s", [2], T.INT64)],
+                                   [vi("y", None)]),
+}
+
+
+def main():
+    out = sys.argv[1]
+    os.makedirs(out, exist_ok=True)
+    for name, m in CASES.items():
+        onnx.save_model(m, os.path.join(out, name + ".onnx"))
+
+
+if __name__ == "__main__":
+    main()
