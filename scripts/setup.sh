@@ -13,7 +13,8 @@ log() { printf '==> %s\n' "$*" >&2; }
 APT_PACKAGES=(
   build-essential cmake ninja-build ccache git python3 python3-venv
   libmlir-19-dev mlir-19-tools llvm-19-dev llvm-19-tools
-  libgtest-dev
+  libgtest-dev libonnx-dev libprotobuf-dev
+  clang-19 libclang-rt-19-dev
 )
 missing=()
 for p in "${APT_PACKAGES[@]}"; do

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Builds Loom and runs every test tier: lit/FileCheck, the unit tests (gtest,
-# run by lit) and the smoke test of the main job.
+# run by lit), the ONNX node tests, the smoke test of the main job, and the
+# ONNX importer's fuzzer (LOOM_FUZZ_SECONDS, default 60).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 
 log "running tests"
 lit -sv "$LOOM_BUILD/test" "$@"
+"$LOOM_ROOT/scripts/fuzz.sh"

@@ -66,8 +66,15 @@ FailureOr<int64_t> windowOutput(Loc loc, int64_t in, int64_t kernel,
                                 int64_t dilation, bool ceilMode) {
   if (ShapedType::isDynamic(in) || ShapedType::isDynamic(kernel))
     return ShapedType::kDynamic;
-  int64_t span = dilation * (kernel - 1) + 1;
-  int64_t padded = in + padLo + padHi;
+  // Attributes come from models: every step is overflow-checked.
+  int64_t span, padded;
+  if (llvm::MulOverflow(dilation, kernel - 1, span) ||
+      llvm::AddOverflow(span, int64_t(1), span) ||
+      llvm::AddOverflow(in, padLo, padded) ||
+      llvm::AddOverflow(padded, padHi, padded)) {
+    (void)fail(loc, "window sizes overflow 64-bit arithmetic");
+    return failure();
+  }
   if (padded < span) {
     (void)fail(loc, "window of extent " + Twine(span) +
                         " is larger than the padded input extent " +
@@ -77,7 +84,9 @@ FailureOr<int64_t> windowOutput(Loc loc, int64_t in, int64_t kernel,
   int64_t out = ceilMode ? llvm::divideCeil(padded - span, stride) + 1
                          : (padded - span) / stride + 1;
   // A window must start inside the input or its leading padding.
-  if (ceilMode && (out - 1) * stride >= in + padLo)
+  int64_t lastStart;
+  if (ceilMode && !llvm::MulOverflow(out - 1, stride, lastStart) &&
+      lastStart >= in + padLo)
     --out;
   return out;
 }
@@ -467,7 +476,9 @@ LogicalResult LayerNormOp::inferReturnTypes(MLIRContext *, Loc loc,
 }
 
 LogicalResult LayerNormOp::verify() {
-  if (getAxis() < 0 || getAxis() >= getInput().getType().getRank())
+  // I64Attr getters are unsigned: compare as the signed value it holds.
+  int64_t axis = getAxis();
+  if (axis < 0 || axis >= getInput().getType().getRank())
     return success();
   ArrayRef<int64_t> normalized =
       getInput().getType().getShape().drop_front(getAxis());
@@ -524,7 +535,8 @@ LogicalResult CrossEntropyOp::inferReturnTypes(MLIRContext *, Loc loc,
 }
 
 LogicalResult CrossEntropyOp::verify() {
-  if (getClassAxis() < 0 || getClassAxis() >= getLogits().getType().getRank())
+  int64_t classAxis = getClassAxis();
+  if (classAxis < 0 || classAxis >= getLogits().getType().getRank())
     return success();
   SmallVector<int64_t> expected(getLogits().getType().getShape());
   expected.erase(expected.begin() + getClassAxis());
@@ -572,7 +584,10 @@ LogicalResult ReshapeOp::verify() {
     return success();
   int64_t count = 1;
   for (int64_t d : getShape())
-    count *= d;
+    if (llvm::MulOverflow(count, d, count))
+      return emitOpError("target shape ")
+             << shapeStr(getShape())
+             << " has more elements than fit in 64 bits";
   if (count != input.getNumElements())
     return emitOpError("cannot reshape ")
            << shapeStr(input.getShape()) << " (" << input.getNumElements()
@@ -620,10 +635,11 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *, Loc loc,
     for (int64_t d = 0; d < t.getRank(); ++d) {
       int64_t size = t.getDimSize(d);
       if (d == axis) {
-        shape[d] =
-            ShapedType::isDynamic(shape[d]) || ShapedType::isDynamic(size)
-                ? ShapedType::kDynamic
-                : shape[d] + size;
+        if (ShapedType::isDynamic(shape[d]) || ShapedType::isDynamic(size))
+          shape[d] = ShapedType::kDynamic;
+        else if (llvm::AddOverflow(shape[d], size, shape[d]))
+          return fail(loc,
+                      "concatenated dimension overflows 64-bit arithmetic");
       } else if (!compatible(shape[d], size)) {
         return fail(loc, "input #" + Twine(i + 1) + " has shape " +
                              shapeStr(t.getShape()) +
@@ -655,8 +671,10 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor adaptor,
     int64_t dim = input.getDimSize(d);
     if (sizes[d] == 0 || ShapedType::isDynamic(dim))
       continue;
-    int64_t last = offsets[d] + (sizes[d] - 1) * strides[d];
-    if (offsets[d] < 0 || offsets[d] >= dim || last < 0 || last >= dim)
+    int64_t last;
+    if (llvm::MulOverflow(sizes[d] - 1, strides[d], last) ||
+        llvm::AddOverflow(last, offsets[d], last) || offsets[d] < 0 ||
+        offsets[d] >= dim || last < 0 || last >= dim)
       return fail(loc, "dimension " + Twine(d) + " reads indices " +
                            Twine(offsets[d]) + " to " + Twine(last) +
                            ", outside [0, " + Twine(dim) + ")");
@@ -675,7 +693,8 @@ LogicalResult SplitOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor adaptor,
   for (int64_t size : adaptor.getSizes()) {
     if (size < 0)
       return fail(loc, "split sizes must be non-negative");
-    total += size;
+    if (llvm::AddOverflow(total, size, total))
+      return fail(loc, "split sizes overflow 64-bit arithmetic");
     SmallVector<int64_t> shape(input.getShape());
     shape[axis] = size;
     types.push_back(RankedTensorType::get(shape, input.getElementType()));
@@ -771,8 +790,11 @@ LogicalResult PadOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor adaptor,
     if (low[d] < 0 || high[d] < 0)
       return fail(loc, "padding of dimension " + Twine(d) +
                            " is negative (use nn.slice to crop)");
-    if (!ShapedType::isDynamic(shape[d]))
-      shape[d] += low[d] + high[d];
+    if (!ShapedType::isDynamic(shape[d]) &&
+        (llvm::AddOverflow(shape[d], low[d], shape[d]) ||
+         llvm::AddOverflow(shape[d], high[d], shape[d])))
+      return fail(loc, "padded dimension " + Twine(d) +
+                           " overflows 64-bit arithmetic");
   }
   types.push_back(RankedTensorType::get(shape, input.getElementType()));
   return success();

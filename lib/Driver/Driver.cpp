@@ -76,10 +76,14 @@ LogicalResult loom::driver::runPipeline(ModuleOp module,
 LogicalResult loom::driver::emit(ModuleOp module, const Options &options,
                                  llvm::raw_ostream &os) {
   switch (options.emit) {
-  case EmitKind::NN:
-    module.print(os);
+  case EmitKind::NN: {
+    OpPrintingFlags flags;
+    if (options.elideWeights)
+      flags.elideLargeElementsAttrs(16).elideLargeResourceString(64);
+    module.print(os, flags);
     os << '\n';
     return success();
+  }
   case EmitKind::Cost: {
     CostSummary summary = printCostReport(module, os, /*perOp=*/true);
     if (summary.numPriced == 0 && summary.numUnpriced == 0)
@@ -122,12 +126,18 @@ struct CommandLine {
           clEnumValN(EmitKind::Cost, "cost",
                      "FLOPs and bytes per op and per function")),
       llvm::cl::cat(outputCategory)};
+  llvm::cl::opt<bool> elideWeights{
+      "elide-weights",
+      llvm::cl::desc("Print large constants and weights as placeholders "
+                     "(readable, but not parseable back)"),
+      llvm::cl::cat(outputCategory)};
 
   Options toOptions() const {
     Options options;
     options.inputFile = input;
     options.outputFile = output;
     options.emit = emit;
+    options.elideWeights = elideWeights;
     options.inputShapes.assign(inputShapes.begin(), inputShapes.end());
     return options;
   }

@@ -33,6 +33,9 @@ struct Options {
   std::string inputFile = "-";
   std::string outputFile = "-";
   EmitKind emit = EmitKind::NN;
+  /// Print large constants and weights as placeholders (readable, not
+  /// parseable back).
+  bool elideWeights = false;
   /// `NAME=2x64` fixes the dimensions of an ONNX model input.
   std::vector<std::string> inputShapes;
 };

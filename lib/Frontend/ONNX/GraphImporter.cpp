@@ -194,6 +194,9 @@ GraphImporter::inputType(const onnx::ValueInfoProto &input) {
       shape[d] = given[d];
     }
   }
+  if (!withinElementLimit(shape))
+    return emitError(loc) << "graph input '" << input.name()
+                          << "' has more than 2^48 elements";
   for (size_t d = 0; d < shape.size(); ++d) {
     if (!ShapedType::isDynamic(shape[d]))
       continue;

@@ -43,6 +43,15 @@ public:
   mlir::InFlightDiagnostic unsupportedError(mlir::Location loc);
 };
 
+/// Most elements any tensor in an imported model may have (2^48): large
+/// enough for any real model, small enough that shape arithmetic never
+/// overflows.
+constexpr int64_t kMaxElements = int64_t(1) << 48;
+
+/// Whether the static dimensions of `shape` multiply to at most
+/// kMaxElements (dynamic dimensions are ignored).
+bool withinElementLimit(llvm::ArrayRef<int64_t> shape);
+
 /// The MLIR element type of ONNX data type `dtype`; failure (with the
 /// unsupported flag set for valid but unsupported types) otherwise.
 mlir::FailureOr<mlir::Type> convertElementType(ImportState &state,

@@ -144,6 +144,11 @@ FailureOr<SmallVector<Value>> NodeImporter::finish(Operation *op) {
     op->erase();
     return failure();
   }
+  for (Type t : op->getResultTypes())
+    if (!withinElementLimit(cast<ShapedType>(t).getShape())) {
+      op->erase();
+      return error() << "the result would have more than 2^48 elements";
+    }
   SmallVector<Value> folded;
   if (succeeded(b.tryFold(op, folded)) && !folded.empty()) {
     op->erase();

@@ -273,6 +273,9 @@ FailureOr<SmallVector<int64_t>> windowPads(Node &n, ArrayRef<int64_t> input,
         n.intsAttr("pads").value_or(SmallVector<int64_t>(2 * rank, 0));
     if (pads.size() != 2 * rank)
       return n.error() << "pads must have " << 2 * rank << " entries";
+    for (int64_t p : pads)
+      if (p < 0 || p > (int64_t(1) << 31))
+        return n.error() << "pads must lie in [0, 2^31], got " << p;
     return pads;
   }
   if (autoPad == "VALID")
@@ -317,6 +320,16 @@ FailureOr<Window> window(Node &n, RankedTensorType input,
       (int64_t)dilations.size() != spatial)
     return n.error() << "strides and dilations must have " << spatial
                      << " entries";
+  // Window attributes are bounded so that no window arithmetic overflows.
+  constexpr int64_t kMaxWindow = int64_t(1) << 31;
+  for (ArrayRef<int64_t> values :
+       {ArrayRef<int64_t>(*kernel), ArrayRef<int64_t>(strides),
+        ArrayRef<int64_t>(dilations)})
+    for (int64_t v : values)
+      if (v < 1 || v > kMaxWindow)
+        return n.error() << "kernel_shape, strides and dilations must lie in "
+                            "[1, 2^31], got "
+                         << v;
   ASSIGN_OR_FAIL(pads, windowPads(n, input.getShape().drop_front(2), *kernel,
                                   strides, dilations));
   Window w;
@@ -596,6 +609,8 @@ LogicalResult importConstantOfShape(Node &n) {
   for (int64_t d : shape)
     if (d < 0)
       return n.error() << "shape has negative dimension " << d;
+  if (!withinElementLimit(shape))
+    return n.error() << "the result would have more than 2^48 elements";
   Attribute fill;
   Type element = n.b.getF32Type();
   if (const onnx::AttributeProto *a = n.attr("value")) {
@@ -664,8 +679,8 @@ LogicalResult importReshape(Node &n) {
       return failure();
     int64_t known = 1;
     for (auto [i, d] : llvm::enumerate(shape))
-      if ((int64_t)i != inferred)
-        known *= d;
+      if ((int64_t)i != inferred && llvm::MulOverflow(known, d, known))
+        return n.error() << "shape has more than 2^63 elements";
     if (known == 0 || type.getNumElements() % known != 0)
       return n.error() << "cannot infer the -1 dimension: "
                        << type.getNumElements() << " elements do not divide by "
@@ -799,9 +814,11 @@ LogicalResult importSlice(Node &n) {
         step > 0 ? clamp(starts[i], 0, dim) : clamp(starts[i], 0, dim - 1);
     int64_t end =
         step > 0 ? clamp(ends[i], 0, dim) : clamp(ends[i], -1, dim - 1);
-    int64_t size =
-        step > 0 ? (end > start ? (end - start + step - 1) / step : 0)
-                 : (start > end ? (start - end + (-step) - 1) / (-step) : 0);
+    if (step == INT64_MIN)
+      return n.error() << "step of axis " << axes[i] << " is out of range";
+    // Written so that no intermediate overflows.
+    int64_t size = step > 0 ? (end > start ? (end - start - 1) / step + 1 : 0)
+                            : (start > end ? (start - end - 1) / -step + 1 : 0);
     offsets[a] = size > 0 ? start : 0;
     sizes[a] = size;
     strides[a] = step;
@@ -891,11 +908,12 @@ LogicalResult importTile(Node &n) {
   //                                [r0, d0, r1, d1, ...]), [r0*d0, ...])
   SmallVector<int64_t> interleaved, broadcast, result;
   for (auto [d, r] : llvm::zip(type.getShape(), repeats)) {
-    if (r < 0)
-      return n.error() << "repeats must be non-negative";
+    int64_t tiled;
+    if (r < 0 || llvm::MulOverflow(r, d, tiled))
+      return n.error() << "repeats must be non-negative and small enough";
     interleaved.append({1, d});
     broadcast.append({r, d});
-    result.push_back(r * d);
+    result.push_back(tiled);
   }
   ASSIGN_OR_FAIL(spread, n.reshape(x, interleaved));
   ASSIGN_OR_FAIL(tiled, n.make<nn::BroadcastToOp>(spread, broadcast));
@@ -934,6 +952,9 @@ LogicalResult importPad(Node &n) {
   if (pads.size() != 2 * axes.size())
     return n.error() << "pads has " << pads.size() << " entries for "
                      << axes.size() << " axes";
+  for (int64_t p : pads)
+    if (p < -kMaxElements || p > kMaxElements)
+      return n.error() << "pad " << p << " is out of range";
   SmallVector<int64_t> low(rank, 0), high(rank, 0);
   for (size_t i = 0; i < axes.size(); ++i) {
     low[axes[i]] = pads[i];

@@ -27,6 +27,17 @@ InFlightDiagnostic ImportState::unsupportedError(Location loc) {
   return emitError(loc);
 }
 
+bool loom::onnx_import::withinElementLimit(ArrayRef<int64_t> shape) {
+  int64_t count = 1;
+  for (int64_t d : shape) {
+    if (ShapedType::isDynamic(d))
+      continue;
+    if (d < 0 || llvm::MulOverflow(count, d, count) || count > kMaxElements)
+      return false;
+  }
+  return true;
+}
+
 static const char *dtypeName(int32_t dtype) {
   if (onnx::TensorProto_DataType_IsValid(dtype))
     return onnx::TensorProto_DataType_Name(
@@ -99,7 +110,7 @@ static FailureOr<int64_t> elementCount(ImportState &state, Location loc,
                      << "' has negative dimension " << d;
       return failure();
     }
-    if (llvm::MulOverflow(count, d, count) || count > (int64_t(1) << 48)) {
+    if (llvm::MulOverflow(count, d, count) || count > kMaxElements) {
       emitError(loc) << "tensor '" << tensor.name()
                      << "' has dimensions whose product overflows";
       return failure();
@@ -114,10 +125,12 @@ static LogicalResult typedFieldBytes(ImportState &state, Location loc,
                                      const onnx::TensorProto &tensor, Type type,
                                      int64_t count, std::vector<char> &bytes) {
   int64_t width = storageBytes(type);
-  bytes.resize(count * width);
+  // Counts are checked before anything is allocated.
   auto checkCount = [&](int64_t have, StringRef field) -> LogicalResult {
-    if (have == count)
+    if (have == count) {
+      bytes.resize(count * width);
       return success();
+    }
     emitError(loc) << "tensor '" << tensor.name() << "' declares " << count
                    << " elements but its " << field << " holds " << have;
     return failure();
@@ -199,7 +212,7 @@ loom::onnx_import::convertTensor(ImportState &state, Location loc,
     return ElementsAttr(DenseElementsAttr::get(type, values));
   }
   ArrayRef<char> data(bytes.data(), bytes.size());
-  if (asResource) {
+  if (asResource && !bytes.empty()) {
     AsmResourceBlob blob =
         HeapAsmResourceBlob::allocateAndCopyWithAlign(data, width);
     std::string name = tensor.name().empty() ? "tensor" : tensor.name();

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Builds the ONNX importer's libFuzzer target with clang-19 (ASan + UBSan) in
+# build-fuzz/, replays a corpus seeded with the generated test models, then
+# fuzzes for LOOM_FUZZ_SECONDS (default 60). Run by test.sh; fails on any
+# crash, sanitizer report, leak or out-of-memory.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
+
+FUZZ_BUILD=$LOOM_ROOT/build-fuzz
+SECONDS_TO_FUZZ=${LOOM_FUZZ_SECONDS:-60}
+if [ ! -f "$FUZZ_BUILD/build.ninja" ]; then
+  log "configuring $FUZZ_BUILD (clang-19, ASan+UBSan, libFuzzer)"
+  cmake -G Ninja -S "$LOOM_ROOT" -B "$FUZZ_BUILD" -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19 \
+    -DLOOM_ENABLE_FUZZER=ON >/dev/null
+fi
+log "building the fuzzer"
+cmake --build "$FUZZ_BUILD" --target loom-onnx-fuzz -- -j"$(nproc)"
+
+# The seed corpus: every generated model, the op-semantics models and the
+# hostile ones (regenerated each run; they are small and seeded).
+corpus=$FUZZ_BUILD/corpus
+seeds=$FUZZ_BUILD/seeds
+rm -rf "$seeds" && mkdir -p "$corpus" "$seeds"
+PYTHONPATH=$LOOM_ROOT/python python -m loom.onnx_models "$seeds/models"
+python "$LOOM_ROOT/test/Frontend/ONNX/Inputs/op_models.py" "$seeds/ops"
+for kind in empty truncated garbage ir_version no_opset dims_overflow raw_short \
+            unsorted undefined duplicate unsupported bad_dtype ext_good; do
+  PYTHONPATH=$LOOM_ROOT/python python -m loom.bad_onnx "$kind" "$seeds/bad/$kind"
+done
+find "$seeds" -name '*.onnx' -size -1024k | while read -r f; do
+  cp "$f" "$corpus/$(basename "$(dirname "$f")")-$(basename "$f")"
+done
+
+export ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+log "replaying $(ls "$corpus" | wc -l) corpus inputs"
+"$FUZZ_BUILD/bin/loom-onnx-fuzz" -runs=0 -artifact_prefix="$FUZZ_BUILD/" "$corpus"
+log "fuzzing for ${SECONDS_TO_FUZZ}s"
+status=0
+"$FUZZ_BUILD/bin/loom-onnx-fuzz" -max_total_time="$SECONDS_TO_FUZZ" \
+  -rss_limit_mb=4096 -max_len=262144 -print_final_stats=1 \
+  -artifact_prefix="$FUZZ_BUILD/" "$corpus" >"$FUZZ_BUILD/fuzz.log" 2>&1 ||
+  status=$?
+grep -v -E '^#[0-9]+ +(NEW|REDUCE|pulse)|NEW_FUNC' "$FUZZ_BUILD/fuzz.log" | tail -n 40
+if [ "$status" != 0 ]; then
+  log "the fuzzer found a crash (exit $status); the input is in $FUZZ_BUILD/crash-*"
+  exit 1
+fi
+log "fuzzing: no crashes in ${SECONDS_TO_FUZZ}s"
