@@ -112,40 +112,32 @@ double toDouble(const APFloat &value) {
 using FloatFn = llvm::function_ref<std::optional<APFloat>(const APFloat &)>;
 using IntFn = llvm::function_ref<std::optional<APInt>(const APInt &)>;
 
+/// Maps `fn` over the elements of `in`; null if `fn` declines one.
+template <typename ElementT, typename Fn>
+OpFoldResult mapElements(DenseElementsAttr in, ShapedType type, Fn fn) {
+  if (in.isSplat()) {
+    auto r = fn(in.getSplatValue<ElementT>());
+    return r ? DenseElementsAttr::get(type, *r) : OpFoldResult();
+  }
+  SmallVector<ElementT> out;
+  for (const ElementT &v : in.getValues<ElementT>()) {
+    auto r = fn(v);
+    if (!r)
+      return {};
+    out.push_back(*r);
+  }
+  return DenseElementsAttr::get(type, out);
+}
+
 /// Applies a unary function elementwise to a foldable constant.
 OpFoldResult foldUnary(Attribute operand, ShapedType type, FloatFn floatFn,
                        IntFn intFn = nullptr) {
   DenseElementsAttr in = foldable(operand);
   if (!in)
     return {};
-  if (isa<FloatType>(in.getElementType())) {
-    if (!floatFn)
-      return {};
-    SmallVector<APFloat> out;
-    for (const APFloat &v :
-         in.isSplat() ? SmallVector<APFloat>{in.getSplatValue<APFloat>()}
-                      : SmallVector<APFloat>(in.getValues<APFloat>())) {
-      auto r = floatFn(v);
-      if (!r)
-        return {};
-      out.push_back(*r);
-    }
-    return in.isSplat() ? DenseElementsAttr::get(type, out.front())
-                        : DenseElementsAttr::get(type, out);
-  }
-  if (!intFn)
-    return {};
-  SmallVector<APInt> out;
-  for (const APInt &v : in.isSplat()
-                            ? SmallVector<APInt>{in.getSplatValue<APInt>()}
-                            : SmallVector<APInt>(in.getValues<APInt>())) {
-    auto r = intFn(v);
-    if (!r)
-      return {};
-    out.push_back(*r);
-  }
-  return in.isSplat() ? DenseElementsAttr::get(type, out.front())
-                      : DenseElementsAttr::get(type, out);
+  if (isa<FloatType>(in.getElementType()))
+    return floatFn ? mapElements<APFloat>(in, type, floatFn) : OpFoldResult();
+  return intFn ? mapElements<APInt>(in, type, intFn) : OpFoldResult();
 }
 
 /// A unary float function evaluated in double and rounded once.
@@ -187,8 +179,24 @@ broadcastValues(ArrayRef<Attribute> operands, ShapedType type) {
   return result;
 }
 
-/// Folds a broadcasting binary op over constants; the result element type
-/// may differ from the operands' (comparisons yield i1).
+/// Maps `fn` over the broadcast elements of two foldable constants.
+template <typename ElementT, typename Fn>
+OpFoldResult mapPairs(ArrayRef<Attribute> operands, ShapedType resultType,
+                      Fn fn) {
+  auto values = broadcastValues<ElementT>(operands, resultType);
+  if (failed(values))
+    return {};
+  SmallVector<ElementT> out;
+  for (auto [a, b] : llvm::zip((*values)[0], (*values)[1])) {
+    auto r = fn(a, b);
+    if (!r)
+      return {};
+    out.push_back(*r);
+  }
+  return DenseElementsAttr::get(resultType, out);
+}
+
+/// Folds a broadcasting binary op over constants.
 OpFoldResult foldBinary(ArrayRef<Attribute> operands, ShapedType resultType,
                         BinFloatFn floatFn, BinIntFn intFn) {
   if (operands.size() != 2 || !operands[0] || !operands[1])
@@ -196,34 +204,10 @@ OpFoldResult foldBinary(ArrayRef<Attribute> operands, ShapedType resultType,
   auto lhs = dyn_cast<DenseElementsAttr>(operands[0]);
   if (!lhs)
     return {};
-  if (isa<FloatType>(lhs.getElementType())) {
-    if (!floatFn)
-      return {};
-    auto values = broadcastValues<APFloat>(operands, resultType);
-    if (failed(values))
-      return {};
-    SmallVector<APFloat> out;
-    for (auto [a, b] : llvm::zip((*values)[0], (*values)[1])) {
-      auto r = floatFn(a, b);
-      if (!r)
-        return {};
-      out.push_back(*r);
-    }
-    return DenseElementsAttr::get(resultType, out);
-  }
-  if (!intFn)
-    return {};
-  auto values = broadcastValues<APInt>(operands, resultType);
-  if (failed(values))
-    return {};
-  SmallVector<APInt> out;
-  for (auto [a, b] : llvm::zip((*values)[0], (*values)[1])) {
-    auto r = intFn(a, b);
-    if (!r)
-      return {};
-    out.push_back(*r);
-  }
-  return DenseElementsAttr::get(resultType, out);
+  if (isa<FloatType>(lhs.getElementType()))
+    return floatFn ? mapPairs<APFloat>(operands, resultType, floatFn)
+                   : OpFoldResult();
+  return intFn ? mapPairs<APInt>(operands, resultType, intFn) : OpFoldResult();
 }
 
 APFloat applyFloat(APFloat a, const APFloat &b,

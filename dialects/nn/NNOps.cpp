@@ -53,6 +53,14 @@ bool compatible(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
          });
 }
 
+/// A shape attribute giving a result shape: static and non-negative.
+LogicalResult checkTargetShape(Loc loc, ArrayRef<int64_t> shape) {
+  if (llvm::any_of(shape, [](int64_t d) { return d < 0; }))
+    return fail(loc, "target shape " + shapeStr(shape) +
+                         " must be static and non-negative");
+  return success();
+}
+
 LogicalResult checkAxis(Loc loc, int64_t axis, int64_t rank, StringRef name) {
   if (axis < 0 || axis >= rank)
     return fail(loc, Twine(name) + " " + Twine(axis) +
@@ -570,9 +578,8 @@ LogicalResult ReshapeOp::inferReturnTypes(MLIRContext *, Loc loc,
                                           Adaptor adaptor, Types &types) {
   auto input = cast<RankedTensorType>(adaptor.getInput().getType());
   ArrayRef<int64_t> shape = adaptor.getShape();
-  if (llvm::any_of(shape, [](int64_t d) { return d < 0; }))
-    return fail(loc, "target shape " + shapeStr(shape) +
-                         " must be static and non-negative");
+  if (failed(checkTargetShape(loc, shape)))
+    return failure();
   types.push_back(RankedTensorType::get(shape, input.getElementType()));
   return success();
 }
@@ -712,9 +719,8 @@ LogicalResult BroadcastToOp::inferReturnTypes(MLIRContext *, Loc loc,
                                               Adaptor adaptor, Types &types) {
   auto input = cast<RankedTensorType>(adaptor.getInput().getType());
   ArrayRef<int64_t> shape = adaptor.getShape();
-  if (llvm::any_of(shape, [](int64_t d) { return d < 0; }))
-    return fail(loc, "target shape " + shapeStr(shape) +
-                         " must be static and non-negative");
+  if (failed(checkTargetShape(loc, shape)))
+    return failure();
   int64_t offset = (int64_t)shape.size() - input.getRank();
   if (offset < 0)
     return fail(loc, "cannot broadcast rank " + Twine(input.getRank()) +

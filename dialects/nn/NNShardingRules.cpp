@@ -62,11 +62,9 @@ std::pair<int, int> windowFactors(ShardingRule &rule, int64_t in, int64_t out,
           rule.addFactor(out, FactorKind::Replicated)};
 }
 
-/// Rule of an op mapping input dimension d to result dimension d, with
-/// `replicated` dimensions that must stay whole and `extra` operands shaped
-/// like the trailing dimensions from `extraFrom`.
-ShardingRule dimwiseRule(RankedTensorType type, ArrayRef<bool> replicated,
-                         unsigned numResults = 1) {
+/// Rule of a one-operand, one-result op mapping input dimension d to
+/// result dimension d; `replicated` dimensions must stay whole.
+ShardingRule dimwiseRule(RankedTensorType type, ArrayRef<bool> replicated) {
   ShardingRule rule;
   SmallVector<int> factors;
   for (int64_t d = 0; d < type.getRank(); ++d)
@@ -74,8 +72,7 @@ ShardingRule dimwiseRule(RankedTensorType type, ArrayRef<bool> replicated,
                                      replicated[d] ? FactorKind::Replicated
                                                    : FactorKind::Parallel));
   rule.addOperand(each(factors));
-  for (unsigned i = 0; i < numResults; ++i)
-    rule.addResult(each(factors));
+  rule.addResult(each(factors));
   return rule;
 }
 

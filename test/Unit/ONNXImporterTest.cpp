@@ -3,6 +3,7 @@
 #include "loom/Frontend/ONNX/ONNXImporter.h"
 #include "TestUtils.h"
 #include "mlir/IR/Diagnostics.h"
+#include "onnx/onnx_pb.h"
 #include "gtest/gtest.h"
 
 using namespace mlir;
@@ -35,6 +36,49 @@ TEST(ONNXImporter, ReportsMalformedBytesAsInvalid) {
   EXPECT_EQ(result.status, ImportStatus::Invalid);
   EXPECT_FALSE(result.module);
   ASSERT_FALSE(messages.empty());
+}
+
+TEST(ONNXImporter, RejectsExternalDataWithoutAModelDirectory) {
+  // y = x + w, with w stored externally.
+  onnx::ModelProto model;
+  model.set_ir_version(8);
+  model.add_opset_import()->set_version(17);
+  onnx::GraphProto *graph = model.mutable_graph();
+  onnx::NodeProto *add = graph->add_node();
+  add->set_op_type("Add");
+  add->add_input("x");
+  add->add_input("w");
+  add->add_output("y");
+  for (const char *name : {"x", "y"}) {
+    onnx::ValueInfoProto *value =
+        std::string(name) == "x" ? graph->add_input() : graph->add_output();
+    value->set_name(name);
+    auto *tensor = value->mutable_type()->mutable_tensor_type();
+    tensor->set_elem_type(onnx::TensorProto::FLOAT);
+    tensor->mutable_shape()->add_dim()->set_dim_value(4);
+  }
+  onnx::TensorProto *w = graph->add_initializer();
+  w->set_name("w");
+  w->set_data_type(onnx::TensorProto::FLOAT);
+  w->add_dims(4);
+  w->set_data_location(onnx::TensorProto::EXTERNAL);
+  auto *location = w->add_external_data();
+  location->set_key("location");
+  location->set_value("w.bin");
+
+  auto context = loom::test::makeContext();
+  std::string message;
+  ScopedDiagnosticHandler handler(context.get(), [&](Diagnostic &d) {
+    message = d.str();
+    return success();
+  });
+  ImportResult result = importModelBytes(*context, model.SerializeAsString(),
+                                         /*modelDir=*/"", "bytes", {});
+  EXPECT_EQ(result.status, ImportStatus::Invalid);
+  EXPECT_NE(message.find("the model was not read from a file, so there is no "
+                         "directory to read 'w.bin' from"),
+            std::string::npos)
+      << message;
 }
 
 TEST(ONNXImporter, SupportedOperatorsAreSortedAndCoverTheIssueList) {

@@ -10,7 +10,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "ImporterImpl.h"
-#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/Path.h"
 #include <cerrno>

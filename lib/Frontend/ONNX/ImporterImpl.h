@@ -72,11 +72,6 @@ mlir::LogicalResult readExternalData(ImportState &state, mlir::Location loc,
                                      int64_t expectedBytes,
                                      std::vector<char> &bytes);
 
-/// The opset version of the default domain the model imports.
-struct OpsetInfo {
-  int64_t defaultDomain = 0;
-};
-
 /// Converts one node. Holds the node, its resolved inputs and the builder.
 class NodeImporter {
 public:

@@ -1,6 +1,7 @@
 //===- NodeImporter.cpp - Helpers for converting one ONNX node ------------===//
 
 #include "ImporterImpl.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/Verifier.h"
 
@@ -39,6 +40,16 @@ FailureOr<DenseElementsAttr> NodeImporter::constant(unsigned i,
   DenseElementsAttr attr;
   if (matchPattern(*value, m_Constant(&attr)))
     return attr;
+  // A float initializer (a parameter) used where a value must be known at
+  // compile time: read its initial value.
+  if (auto param = value->getDefiningOp<nn::ParameterOp>()) {
+    if (auto dense = dyn_cast<DenseElementsAttr>(param.getValue()))
+      return dense;
+    if (auto resource = dyn_cast<DenseResourceElementsAttr>(param.getValue()))
+      if (AsmResourceBlob *blob = resource.getRawHandle().getBlob())
+        return DenseElementsAttr::getFromRawBuffer(resource.getType(),
+                                                   blob->getData());
+  }
   auto diag = unsupported() << "input '" << name
                             << "' must be a constant (or fold to one), but "
                                "it is computed at run time";
