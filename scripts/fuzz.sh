@@ -28,6 +28,7 @@ for kind in empty truncated garbage ir_version no_opset dims_overflow raw_short 
             unsorted undefined duplicate unsupported bad_dtype ext_good; do
   PYTHONPATH=$LOOM_ROOT/python python -m loom.bad_onnx "$kind" "$seeds/bad/$kind"
 done
+cp "$LOOM_ROOT"/test/Frontend/ONNX/fuzz-regressions/*.onnx "$seeds/"
 find "$seeds" -name '*.onnx' -size -1024k | while read -r f; do
   cp "$f" "$corpus/$(basename "$(dirname "$f")")-$(basename "$f")"
 done

@@ -5,6 +5,9 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 
+log "checking formatting (clang-format-19, .clang-format)"
+(cd "$LOOM_ROOT" && git ls-files -z '*.cpp' '*.h' | xargs -0 -r clang-format-19 --dry-run -Werror)
+
 log "running tests"
 lit -sv "$LOOM_BUILD/test" "$@"
 "$LOOM_ROOT/scripts/fuzz.sh"

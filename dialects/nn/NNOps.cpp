@@ -245,12 +245,21 @@ static FailureOr<int64_t> rangeLength(Loc loc, TypedAttr start, TypedAttr limit,
             l = cast<IntegerAttr>(limit).getInt(),
             d = cast<IntegerAttr>(delta).getInt();
     int64_t span;
-    if (d == 0 || llvm::SubOverflow(l, s, span)) {
-      (void)fail(loc,
-                 d == 0 ? "delta must not be zero" : "range bounds overflow");
+    if (d == 0) {
+      (void)fail(loc, "delta must not be zero");
       return failure();
     }
-    return std::max<int64_t>(llvm::divideCeilSigned(span, d), 0);
+    // INT64_MIN / -1 overflows too.
+    if (llvm::SubOverflow(l, s, span) || (span == INT64_MIN && d == -1)) {
+      (void)fail(loc, "range bounds overflow");
+      return failure();
+    }
+    int64_t n = llvm::divideCeilSigned(span, d);
+    if (n > (int64_t(1) << 48)) {
+      (void)fail(loc, "range has more than 2^48 elements");
+      return failure();
+    }
+    return std::max<int64_t>(n, 0);
   }
   auto s = cast<FloatAttr>(start), l = cast<FloatAttr>(limit),
        d = cast<FloatAttr>(delta);

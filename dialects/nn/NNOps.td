@@ -249,7 +249,7 @@ def NN_CastOp : NN_Op<"cast"> {
   let description = [{
     Converts each element to the element type `to`. Float to integer rounds
     toward zero; conversions to `i1` test against zero; integer sources are
-    signed.
+    signed, except `i1`, which converts as 0 and 1.
 
     ```mlir
     %h = nn.cast %x : tensor<4xf32> to bf16

@@ -221,14 +221,13 @@ LogicalResult GraphImporter::importInitializers(const onnx::GraphProto &graph,
     // Float tensors of more than one element are the model's weights: they
     // become named parameters (kept out of folding, in resource blobs).
     // Scalars and integer tensors are constants that fold into shape code.
-    int64_t count = 1;
-    for (int64_t d : tensor.dims())
-      count = d < 0 ? -1 : count * std::min<int64_t>(d, INT32_MAX);
+    // (Bad dimensions are reported by convertTensor.)
+    bool scalar = llvm::all_of(tensor.dims(), [](int64_t d) { return d == 1; });
     bool isFloat = tensor.data_type() == onnx::TensorProto::FLOAT ||
                    tensor.data_type() == onnx::TensorProto::DOUBLE ||
                    tensor.data_type() == onnx::TensorProto::FLOAT16 ||
                    tensor.data_type() == onnx::TensorProto::BFLOAT16;
-    bool parameter = isFloat && count != 1;
+    bool parameter = isFloat && !scalar;
     auto value = convertTensor(state, loc, tensor, parameter);
     if (failed(value))
       return failure();

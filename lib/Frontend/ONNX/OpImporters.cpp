@@ -190,9 +190,11 @@ LogicalResult importDropout(Node &n) {
     return n.unsupported() << "training mode (is_test = 0) is not supported";
   n.results.push_back(x);
   if (n.hasOutput(1)) {
-    // The mask of an inference dropout keeps everything.
+    // The mask of an inference dropout keeps everything; it is boolean from
+    // opset 10 and of the input's type before.
     auto type = cast<RankedTensorType>(x.getType());
-    n.results.push_back(n.splat(type.clone(n.b.getI1Type()), 1));
+    n.results.push_back(
+        n.splat(n.opset >= 10 ? type.clone(n.b.getI1Type()) : type, 1));
   }
   return success();
 }
@@ -245,11 +247,16 @@ LogicalResult importGemm(Node &n) {
   }
   ASSIGN_OR_FAIL(y, n.make<nn::MatmulOp>(a, b));
   Type element = getElementTypeOrSelf(y.getType());
+  if (isa<IntegerType>(element) &&
+      (alpha != std::trunc(alpha) || beta != std::trunc(beta)))
+    return n.unsupported() << "fractional alpha or beta on integer tensors "
+                              "is not supported";
   if (alpha != 1.0) {
     ASSIGN_OR_FAIL(scaled, n.make<nn::MulOp>(y, n.scalar(element, alpha)));
     y = scaled;
   }
-  if (Value c = n.input(2)) {
+  // With beta = 0, C does not take part at all (not even its NaNs).
+  if (Value c = n.input(2); c && beta != 0.0) {
     if (beta != 1.0) {
       ASSIGN_OR_FAIL(scaled, n.make<nn::MulOp>(c, n.scalar(element, beta)));
       c = scaled;
@@ -500,17 +507,22 @@ LogicalResult importLayerNorm(Node &n) {
   if (!n.hasOutput(1) && !n.hasOutput(2))
     return success();
   // The optional Mean and InvStdDev outputs, with the normalised dimensions
-  // kept as size 1.
+  // kept as size 1, computed in (and typed by) stash_type.
+  ASSIGN_OR_FAIL(stash,
+                 convertElementType(n.state, n.loc, n.intAttr("stash_type", 1),
+                                    "stash_type"));
+  if (!isa<FloatType>(stash))
+    return n.error() << "stash_type must be a floating-point type";
+  ASSIGN_OR_FAIL(xs, n.castTo(x, stash));
   SmallVector<int64_t> axes;
   for (int64_t d = axis; d < type.getRank(); ++d)
     axes.push_back(d);
-  ASSIGN_OR_FAIL(mean, n.make<nn::ReduceMeanOp>(x, axes, true));
-  ASSIGN_OR_FAIL(centered, n.make<nn::SubOp>(x, mean));
+  ASSIGN_OR_FAIL(mean, n.make<nn::ReduceMeanOp>(xs, axes, true));
+  ASSIGN_OR_FAIL(centered, n.make<nn::SubOp>(xs, mean));
   ASSIGN_OR_FAIL(squared, n.make<nn::MulOp>(centered, centered));
   ASSIGN_OR_FAIL(variance, n.make<nn::ReduceMeanOp>(squared, axes, true));
-  ASSIGN_OR_FAIL(
-      shifted,
-      n.make<nn::AddOp>(variance, n.scalar(type.getElementType(), epsilon)));
+  ASSIGN_OR_FAIL(shifted,
+                 n.make<nn::AddOp>(variance, n.scalar(stash, epsilon)));
   ASSIGN_OR_FAIL(invStdDev, n.make<nn::RsqrtOp>(shifted));
   n.results.push_back(mean);
   n.results.push_back(invStdDev);
@@ -810,6 +822,11 @@ LogicalResult importSlice(Node &n) {
         v = v < INT64_MIN + dim ? lo : v + dim;
       return std::clamp(v, lo, hi);
     };
+    if (dim == 0) { // nothing to select, in either direction
+      offsets[a] = sizes[a] = 0;
+      strides[a] = step;
+      continue;
+    }
     int64_t start =
         step > 0 ? clamp(starts[i], 0, dim) : clamp(starts[i], 0, dim - 1);
     int64_t end =
@@ -926,14 +943,23 @@ LogicalResult importPad(Node &n) {
   int64_t rank = type.getRank();
   std::string mode = n.stringAttr("mode", "constant");
   SmallVector<int64_t> pads;
-  std::optional<double> value;
+  Type element = type.getElementType();
+  // The padding value, exactly as given (an int64 may not fit a double).
+  TypedAttr padValue;
   SmallVector<int64_t> axes;
   if (n.opset >= 11) {
     ASSIGN_OR_FAIL(p, n.constantInts(1, "pads"));
     pads = p;
     if (n.input(2)) {
-      ASSIGN_OR_FAIL(v, n.constantScalar(2, "constant_value"));
-      value = v;
+      ASSIGN_OR_FAIL(v, n.constant(2, "constant_value"));
+      if (v.getNumElements() != 1)
+        return n.error() << "input 'constant_value' must hold one value, it "
+                            "holds "
+                         << v.getNumElements();
+      if (v.getElementType() != element)
+        return n.error() << "constant_value has type " << v.getElementType()
+                         << ", the data " << element;
+      padValue = cast<TypedAttr>(*v.getValues<Attribute>().begin());
     }
     if (n.input(3)) {
       ASSIGN_OR_FAIL(a, n.constantInts(3, "axes"));
@@ -944,7 +970,8 @@ LogicalResult importPad(Node &n) {
     }
   } else {
     pads = n.intsAttr("pads").value_or(SmallVector<int64_t>());
-    value = n.floatAttr("value", 0.0f);
+    if (isa<FloatType>(element))
+      padValue = n.b.getFloatAttr(element, n.floatAttr("value", 0.0f));
   }
   if (axes.empty())
     for (int64_t d = 0; d < rank; ++d)
@@ -991,14 +1018,11 @@ LogicalResult importPad(Node &n) {
     padMode = nn::PadMode::Edge;
   else
     return n.unsupported() << "pad mode '" << mode << "' is not supported";
-  TypedAttr padValue;
-  if (padMode == nn::PadMode::Constant && value && *value != 0) {
-    Type element = type.getElementType();
-    if (isa<FloatType>(element))
-      padValue = n.b.getFloatAttr(element, *value);
-    else
-      padValue = n.b.getIntegerAttr(element, int64_t(*value));
-  }
+  // Zero is the default; it need not be spelled out.
+  if (padValue &&
+      (padMode != nn::PadMode::Constant || matchPattern(padValue, m_Zero()) ||
+       matchPattern(padValue, m_AnyZeroFloat())))
+    padValue = {};
   return done(
       n, n.make<nn::PadOp>(
              x, n.b.getDenseI64ArrayAttr(low), n.b.getDenseI64ArrayAttr(high),

@@ -77,6 +77,24 @@ func.func @range_overflow() {
 
 // -----
 
+func.func @range_int_overflow() {
+  // expected-error@+2 {{failed to infer returned types}}
+  // expected-error@+1 {{range bounds overflow}}
+  %0 = nn.range 0 to -9223372036854775808 step -1 -> tensor<4xi64>
+  return
+}
+
+// -----
+
+func.func @range_int_too_long() {
+  // expected-error@+2 {{failed to infer returned types}}
+  // expected-error@+1 {{range has more than 2^48 elements}}
+  %0 = nn.range 0 to 1000000000000000 step 1 -> tensor<4xi64>
+  return
+}
+
+// -----
+
 func.func @range_too_long() {
   // expected-error@+2 {{failed to infer returned types}}
   // expected-error@+1 {{range has more than 2^48 elements}}

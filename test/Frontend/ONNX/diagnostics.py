@@ -200,6 +200,9 @@ CASES = [
     # Contractions and windows.
     ("matmul_scalar", op("MatMul", [vi("a", []), vi("b", [2])]), 1,
      "operands must have rank 1 or more"),
+    ("gemm_int_alpha", op("Gemm", [vi("a", [2, 2], T.INT32),
+                                   vi("b", [2, 2], T.INT32)], alpha=0.5), 3,
+     "fractional alpha or beta on integer tensors is not supported"),
     ("gemm_rank", op("Gemm", [vi("a", [2, 2, 2]), vi("b", [2, 2])]), 1,
      "A and B must be matrices"),
     ("conv_pads_count", op("Conv", [X4, vi("w", [1, 1, 2, 2])], pads=[1, 1]), 1,
@@ -236,6 +239,12 @@ CASES = [
      "input must have rank 3 or more (N, C, spatial...)"),
     # Normalisations.
     ("softmax_scalar", op("Softmax", [vi("x", [])]), 1, "input must have rank 1 or more"),
+    ("layernorm_stash", op("LayerNormalization", [X, vi("g", [3])],
+                           outputs=("y", "m", "i"), stash_type=T.INT32), 1,
+     "stash_type must be a floating-point type"),
+    ("pad_value_type", op("Pad", [X], [const("p", [0, 0, 0, 0]),
+                                       const("v", 1, np.int64)]), 1,
+     "constant_value has type 'i64', the data 'f32'"),
     ("batchnorm_training", op("BatchNormalization",
                               [X, vi("s", [3]), vi("b", [3]), vi("m", [3]),
                                vi("v", [3])], opset=15, training_mode=1), 3,

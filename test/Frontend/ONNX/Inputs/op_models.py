@@ -142,6 +142,23 @@ CASES = {
     "maxpool_same": model(13, [N("MaxPool", ["x"], ["y"], kernel_shape=[3, 3],
                                  strides=[2, 2], auto_pad="SAME_LOWER")],
                           [vi("x", [1, 1, 5, 5])], [vi("y", None)]),
+    # beta = 0 leaves C out (its NaNs included).
+    "gemm_beta0": model(13, [N("Gemm", ["a", "b", "c"], ["y"], beta=0.0)],
+                        [vi("a", [2, 2]), vi("b", [2, 2]), vi("c", [2])],
+                        [vi("y", None)]),
+    # Before opset 10 Dropout's mask has the data's type.
+    "dropout9_mask": model(9, [N("Dropout", ["x"], ["y", "m"]),
+                               N("Mul", ["y", "m"], ["z"])],
+                           [vi("x", [3])], [vi("z", None)]),
+    # LayerNormalization's Mean and InvStdDev are computed in stash_type.
+    "layernorm_stats": model(17, [N("LayerNormalization", ["x", "g"],
+                                    ["y", "mean", "inv"], axis=-1)],
+                             [vi("x", [2, 4], T.FLOAT16), vi("g", [4], T.FLOAT16)],
+                             [vi("y", None), vi("mean", None), vi("inv", None)]),
+    # An int64 padding value keeps all its 64 bits.
+    "pad_int64": model(13, [N("Pad", ["x", "p", "v"], ["y"])],
+                       [vi("x", [2], T.INT64)], [vi("y", None)],
+                       [const("p", [1, 0]), const("v", 2 ** 53 + 1)]),
     # Variants that are valid ONNX but not supported: exit code 3.
     "conv3d": model(13, [N("Conv", ["x", "w"], ["y"])],
                     [vi("x", [1, 1, 4, 4, 4]), vi("w", [1, 1, 2, 2, 2])],
