@@ -14,11 +14,11 @@ def NNPrintCost : Pass<"nn-print-cost", "mlir::ModuleOp"> {
     report goes to standard error so that it can sit beside the printed IR.
 
     ```
-    cost of @mlp (4 ops)
-      op           location      flops  trans  read  written  dtype
-      nn.matmul    mlp.mlir:5:10  16384   0      5120  1024     f32
+    cost of @mlp (5 ops)
+      op             location          flops  trans  read  written dtype
+      nn.matmul      mlp.mlir:17:8     16384      0  4608     2048 f32
       ...
-    total: 17408 FLOPs (f32: 17408), 0 transcendentals, 6272 B read, 2048 B written
+      total: 27136 FLOPs (f32: 27136), 512 transcendentals, 13056 B read, 6400 B written
     ```
   }];
   let options = [

@@ -157,20 +157,8 @@ LogicalResult printModelDiagnostic(Diagnostic &diag) {
     return failure();
   auto print = [&](Diagnostic &d) {
     llvm::errs() << file.getFilename().getValue() << ": ";
-    switch (d.getSeverity()) {
-    case DiagnosticSeverity::Error:
-      llvm::errs() << "error: ";
-      break;
-    case DiagnosticSeverity::Warning:
-      llvm::errs() << "warning: ";
-      break;
-    case DiagnosticSeverity::Note:
-      llvm::errs() << "note: ";
-      break;
-    case DiagnosticSeverity::Remark:
-      llvm::errs() << "remark: ";
-      break;
-    }
+    static const char *severity[] = {"note", "warning", "error", "remark"};
+    llvm::errs() << severity[static_cast<int>(d.getSeverity())] << ": ";
     if (!name.empty())
       llvm::errs() << name << ": ";
     llvm::errs() << d.str() << "\n";

@@ -581,11 +581,9 @@ LogicalResult importSize(Node &n) {
 }
 
 LogicalResult importConstant(Node &n) {
-  const onnx::AttributeProto *a = nullptr;
-  for (const onnx::AttributeProto &candidate : n.node.attribute())
-    a = &candidate;
   if (n.node.attribute_size() != 1)
     return n.error() << "needs exactly one value attribute";
+  const onnx::AttributeProto *a = &n.node.attribute(0);
   MLIRContext *ctx = n.b.getContext();
   Attribute value;
   if (a->name() == "value") {

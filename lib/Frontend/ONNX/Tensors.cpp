@@ -125,47 +125,38 @@ static LogicalResult typedFieldBytes(ImportState &state, Location loc,
                                      const onnx::TensorProto &tensor, Type type,
                                      int64_t count, std::vector<char> &bytes) {
   int64_t width = storageBytes(type);
-  // Counts are checked before anything is allocated.
-  auto checkCount = [&](int64_t have, StringRef field) -> LogicalResult {
-    if (have == count) {
-      bytes.resize(count * width);
-      return success();
+  // Copies one repeated field as little-endian bit patterns; counts are
+  // checked before anything is allocated.
+  auto copy = [&](const auto &field, StringRef name, auto toBits) {
+    if (field.size() != count) {
+      emitError(loc) << "tensor '" << tensor.name() << "' declares " << count
+                     << " elements but its " << name << " holds "
+                     << field.size();
+      return failure();
     }
-    emitError(loc) << "tensor '" << tensor.name() << "' declares " << count
-                   << " elements but its " << field << " holds " << have;
-    return failure();
-  };
-  auto store = [&](int64_t i, uint64_t bits) {
-    for (int64_t k = 0; k < width; ++k)
-      bytes[i * width + k] = char((bits >> (8 * k)) & 0xff);
+    bytes.resize(count * width);
+    for (int64_t i = 0; i < count; ++i) {
+      uint64_t bits = toBits(field.Get(i));
+      for (int64_t k = 0; k < width; ++k)
+        bytes[i * width + k] = char((bits >> (8 * k)) & 0xff);
+    }
+    return success();
   };
   switch (tensor.data_type()) {
   case onnx::TensorProto::FLOAT:
-    if (failed(checkCount(tensor.float_data_size(), "float_data")))
-      return failure();
-    for (int64_t i = 0; i < count; ++i)
-      store(i, llvm::bit_cast<uint32_t>(tensor.float_data(i)));
-    return success();
+    return copy(tensor.float_data(), "float_data",
+                [](float v) { return uint64_t(llvm::bit_cast<uint32_t>(v)); });
   case onnx::TensorProto::DOUBLE:
-    if (failed(checkCount(tensor.double_data_size(), "double_data")))
-      return failure();
-    for (int64_t i = 0; i < count; ++i)
-      store(i, llvm::bit_cast<uint64_t>(tensor.double_data(i)));
-    return success();
+    return copy(tensor.double_data(), "double_data",
+                [](double v) { return llvm::bit_cast<uint64_t>(v); });
   case onnx::TensorProto::INT64:
-    if (failed(checkCount(tensor.int64_data_size(), "int64_data")))
-      return failure();
-    for (int64_t i = 0; i < count; ++i)
-      store(i, uint64_t(tensor.int64_data(i)));
-    return success();
+    return copy(tensor.int64_data(), "int64_data",
+                [](int64_t v) { return uint64_t(v); });
   default:
     // INT32, INT16, INT8, BOOL, FLOAT16 and BFLOAT16 (as bit patterns) all
     // live in int32_data.
-    if (failed(checkCount(tensor.int32_data_size(), "int32_data")))
-      return failure();
-    for (int64_t i = 0; i < count; ++i)
-      store(i, uint64_t(uint32_t(tensor.int32_data(i))));
-    return success();
+    return copy(tensor.int32_data(), "int32_data",
+                [](int32_t v) { return uint64_t(uint32_t(v)); });
   }
 }
 
