@@ -29,4 +29,5 @@ llvm_config.with_system_environment(["HOME", "TMPDIR", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.loom_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
-llvm_config.add_tool_substitutions(["loom-opt", "loomc"], [config.loom_tools_dir])
+llvm_config.add_tool_substitutions(["loom-opt", "loomc", "loomrun"],
+                                  [config.loom_tools_dir])

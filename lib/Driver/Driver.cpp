@@ -4,6 +4,7 @@
 #include "loom/CostModel/CostReport.h"
 #include "loom/Frontend/ONNX/ONNXImporter.h"
 #include "loom/InitAll.h"
+#include "loom/Target/CPUTarget.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -84,6 +85,17 @@ LogicalResult loom::driver::emit(ModuleOp module, const Options &options,
     os << '\n';
     return success();
   }
+  case EmitKind::Linalg:
+  case EmitKind::LLVM:
+    if (failed(
+            cpu::lowerToLLVMDialect(module, options.emit == EmitKind::Linalg)))
+      return failure();
+    module.print(os, OpPrintingFlags().elideLargeElementsAttrs(16));
+    os << '\n';
+    return success();
+  case EmitKind::Artifact:
+    emitError(module.getLoc()) << "artifacts are directories; use -o";
+    return failure();
   case EmitKind::Cost: {
     CostSummary summary = printCostReport(module, os, /*perOp=*/true);
     if (summary.numPriced == 0 && summary.numUnpriced == 0)
@@ -124,7 +136,13 @@ struct CommandLine {
       llvm::cl::values(
           clEnumValN(EmitKind::NN, "nn", "the verified, simplified nn module"),
           clEnumValN(EmitKind::Cost, "cost",
-                     "FLOPs and bytes per op and per function")),
+                     "FLOPs and bytes per op and per function"),
+          clEnumValN(EmitKind::Linalg, "linalg",
+                     "the module lowered to linalg on tensors, fused"),
+          clEnumValN(EmitKind::LLVM, "llvm",
+                     "the module lowered to the LLVM dialect"),
+          clEnumValN(EmitKind::Artifact, "artifact",
+                     "a .loom directory for loomrun (default for -o X.loom)")),
       llvm::cl::cat(outputCategory)};
   llvm::cl::opt<bool> elideWeights{
       "elide-weights",
@@ -132,11 +150,22 @@ struct CommandLine {
                      "(readable, but not parseable back)"),
       llvm::cl::cat(outputCategory)};
 
+  llvm::cl::opt<std::string> cpu{
+      "cpu",
+      llvm::cl::desc("CPU to compile artifacts for: native (default) or an "
+                     "LLVM CPU name such as x86-64-v3"),
+      llvm::cl::init("native"), llvm::cl::cat(outputCategory)};
+
   Options toOptions() const {
     Options options;
     options.inputFile = input;
     options.outputFile = output;
     options.emit = emit;
+    // `-o model.loom` builds an artifact unless --emit says otherwise.
+    if (emit.getNumOccurrences() == 0 &&
+        llvm::sys::path::extension(StringRef(output).rtrim('/')) == ".loom")
+      options.emit = EmitKind::Artifact;
+    options.cpu = cpu;
     options.elideWeights = elideWeights;
     options.inputShapes.assign(inputShapes.begin(), inputShapes.end());
     return options;
@@ -206,6 +235,22 @@ int loom::driver::loomcMain(int argc, char **argv) {
   OwningOpRef<ModuleOp> module = std::move(loaded.module);
   if (failed(runPipeline(*module, options)))
     return ExitCode::Failure;
+
+  if (options.emit == EmitKind::Artifact) {
+    if (options.outputFile == "-") {
+      llvm::errs() << "loomc: error: --emit=artifact writes a directory; "
+                      "name it with -o MODEL.loom\n";
+      return ExitCode::Failure;
+    }
+    cpu::CompileOptions compileOptions;
+    compileOptions.cpu = options.cpu;
+    compileOptions.modelName =
+        llvm::sys::path::filename(options.inputFile).str();
+    if (failed(
+            cpu::compileArtifact(*module, options.outputFile, compileOptions)))
+      return ExitCode::Failure;
+    return ExitCode::Success;
+  }
 
   // llvm::writeToOutput writes a temporary beside the target and renames it
   // at the end, so a failure never leaves a partial or clobbered output.

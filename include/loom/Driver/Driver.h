@@ -26,6 +26,12 @@ enum class EmitKind {
   NN,
   /// A per-function table of FLOPs and bytes.
   Cost,
+  /// The module lowered to linalg/tensor/arith/math (after fusion).
+  Linalg,
+  /// The module lowered to the LLVM dialect.
+  LLVM,
+  /// A `.loom` artifact directory for loomrun (the default for `-o X.loom`).
+  Artifact,
 };
 
 struct Options {
@@ -38,6 +44,8 @@ struct Options {
   bool elideWeights = false;
   /// `NAME=2x64` fixes the dimensions of an ONNX model input.
   std::vector<std::string> inputShapes;
+  /// The CPU the artifact is compiled for (`native` or an LLVM CPU name).
+  std::string cpu = "native";
 };
 
 /// Exit codes of loomc.

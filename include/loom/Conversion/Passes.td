@@ -1,0 +1,64 @@
+//===- Passes.td - Loom conversion passes -------------------*- tablegen -*-===//
+
+#ifndef LOOM_CONVERSION_PASSES
+#define LOOM_CONVERSION_PASSES
+
+include "mlir/Pass/PassBase.td"
+
+def ConvertNNToLinalg : Pass<"convert-nn-to-linalg"> {
+  let summary = "Lower nn ops to linalg, tensor, arith and math on tensors";
+  let description = [{
+    Rewrites every `nn` op into upstream ops on tensors, ready for
+    elementwise fusion and one-shot bufferization:
+
+    - elementwise ops become parallel `linalg.generic`s whose indexing maps
+      broadcast the operands (no broadcast is materialised), so
+      `linalg-fuse-elementwise-ops` can merge whole chains into one loop;
+    - `nn.matmul` becomes `linalg.matmul` (batch dimensions folded into M
+      when the right operand is 2-D) or `linalg.batch_matmul`, reading a
+      transposed operand in place (`*_transpose_b`);
+    - reductions become `linalg.reduce` whose adds carry `reassoc` so that
+      LLVM vectorises them; softmax, log_softmax, layer_norm and
+      cross_entropy decompose into reductions and elementwise generics;
+    - convolutions and pools become linalg's named NCHW ops on a padded
+      input; gather, strided slices and reflect/edge pads read with
+      `tensor.extract`, clamping indices so that bad data cannot read
+      outside a buffer;
+    - f16/bf16 arithmetic is done in f32.
+
+    ```mlir
+    // nn.add %x, %b : tensor<4x8xf32>, tensor<8xf32> becomes
+    %0 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>,
+                                          affine_map<(d0, d1) -> (d1)>,
+                                          affine_map<(d0, d1) -> (d0, d1)>], ...}
+    ```
+  }];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect", "mlir::linalg::LinalgDialect",
+    "mlir::math::MathDialect", "mlir::tensor::TensorDialect"
+  ];
+}
+
+def ConvertLinalgToKernels : Pass<"convert-linalg-to-kernels", "mlir::ModuleOp"> {
+  let summary = "Call the runtime's BLAS kernels for f32/f64 matmuls on buffers";
+  let description = [{
+    After bufferization, replaces `linalg.matmul`, `linalg.batch_matmul` and
+    their `transpose_b` forms on f32 and f64 memrefs with calls to the
+    runtime's `loom_kernel_gemm_*` / `loom_kernel_batch_gemm_*` functions
+    (OpenBLAS underneath), declared with `llvm.emit_c_interface`. The calls
+    accumulate into the output, as the linalg ops do. Other element types
+    stay linalg and become loops.
+
+    ```mlir
+    linalg.matmul ins(%a, %b : memref<32x16xf32>, memref<16x8xf32>) outs(%c : memref<32x8xf32>)
+    // becomes
+    call @loom_kernel_gemm_f32(%a', %b', %c', %false) : (memref<?x?xf32, strided<[?, ?], offset: ?>>, ...) -> ()
+    ```
+  }];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect", "mlir::func::FuncDialect",
+    "mlir::memref::MemRefDialect"
+  ];
+}
+
+#endif // LOOM_CONVERSION_PASSES

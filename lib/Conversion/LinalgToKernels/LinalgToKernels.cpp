@@ -1,0 +1,89 @@
+//===- LinalgToKernels.cpp - Hand matmuls on buffers to BLAS kernels ------===//
+//
+// Generated loops cannot match a tuned GEMM, so after bufferization f32/f64
+// matmuls become calls into the runtime's kernel library (OpenBLAS). The
+// kernels take fully dynamic strided views, which every static buffer casts
+// to, so one declaration serves all shapes and layouts.
+//
+//===----------------------------------------------------------------------===//
+
+#include "loom/Conversion/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/SymbolTable.h"
+
+namespace loom {
+#define GEN_PASS_DEF_CONVERTLINALGTOKERNELS
+#include "loom/Conversion/Passes.h.inc"
+} // namespace loom
+
+using namespace mlir;
+
+namespace {
+
+/// `memref<?x...xT, strided<[?, ...], offset: ?>>` of `rank`.
+MemRefType dynamicView(Type element, int64_t rank) {
+  SmallVector<int64_t> shape(rank, ShapedType::kDynamic);
+  SmallVector<int64_t> strides(rank, ShapedType::kDynamic);
+  auto layout = StridedLayoutAttr::get(element.getContext(),
+                                       ShapedType::kDynamic, strides);
+  return MemRefType::get(shape, element, layout);
+}
+
+struct ConvertLinalgToKernels
+    : loom::impl::ConvertLinalgToKernelsBase<ConvertLinalgToKernels> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SymbolTable symbols(module);
+    SmallVector<linalg::LinalgOp> matmuls;
+    module.walk([&](linalg::LinalgOp op) {
+      if (isa<linalg::MatmulOp, linalg::MatmulTransposeBOp,
+              linalg::BatchMatmulOp, linalg::BatchMatmulTransposeBOp>(
+              op.getOperation()) &&
+          op.hasPureBufferSemantics())
+        matmuls.push_back(op);
+    });
+    for (linalg::LinalgOp op : matmuls) {
+      // BLAS needs one element type for A, B and C.
+      Type element = getElementTypeOrSelf(op->getOperand(0).getType());
+      if ((!element.isF32() && !element.isF64()) ||
+          llvm::any_of(op->getOperandTypes(), [&](Type t) {
+            return getElementTypeOrSelf(t) != element;
+          }))
+        continue;
+      bool batched =
+          isa<linalg::BatchMatmulOp, linalg::BatchMatmulTransposeBOp>(
+              op.getOperation());
+      bool transB =
+          isa<linalg::MatmulTransposeBOp, linalg::BatchMatmulTransposeBOp>(
+              op.getOperation());
+      std::string name = std::string("loom_kernel_") +
+                         (batched ? "batch_gemm_" : "gemm_") +
+                         (element.isF32() ? "f32" : "f64");
+      int64_t rank = batched ? 3 : 2;
+      MemRefType view = dynamicView(element, rank);
+      OpBuilder b(op);
+      auto callee = symbols.lookup<func::FuncOp>(name);
+      if (!callee) {
+        OpBuilder mb = OpBuilder::atBlockBegin(module.getBody());
+        auto fnType =
+            mb.getFunctionType({view, view, view, mb.getI32Type()}, {});
+        callee = mb.create<func::FuncOp>(op.getLoc(), name, fnType);
+        callee.setPrivate();
+        callee->setAttr("llvm.emit_c_interface", mb.getUnitAttr());
+        symbols.insert(callee);
+      }
+      SmallVector<Value> args;
+      for (Value v : op->getOperands())
+        args.push_back(b.create<memref::CastOp>(op.getLoc(), view, v));
+      args.push_back(b.create<arith::ConstantIntOp>(op.getLoc(), transB, 32));
+      b.create<func::CallOp>(op.getLoc(), callee, args);
+      op->erase();
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,1646 @@
+//===- NNToLinalg.cpp - Lower nn ops to linalg, tensor, arith and math ----===//
+//
+// Every nn op becomes linalg/tensor/arith/math on tensors, so that upstream
+// elementwise fusion, one-shot bufferization and the LLVM lowering apply.
+// Elementwise ops become `linalg.generic`s whose indexing maps do the
+// numpy broadcasting, which lets fusion merge whole chains into one loop
+// nest. Contractions stay named ops (`linalg.matmul`, `batch_matmul`,
+// `*_transpose_b`) so that a later pass can hand them to a BLAS library.
+//
+// f16 and bf16 arithmetic is done in f32 (extended on load, truncated on
+// store): x86 has no native half arithmetic and the ONNX references compute
+// the same way.
+//
+//===----------------------------------------------------------------------===//
+
+#include "loom/Conversion/Passes.h"
+#include "loom/Dialect/NN/NNOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace loom {
+#define GEN_PASS_DEF_CONVERTNNTOLINALG
+#include "loom/Conversion/Passes.h.inc"
+} // namespace loom
+
+using namespace mlir;
+using namespace loom;
+using namespace loom::nn;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Scalar helpers
+//===----------------------------------------------------------------------===//
+
+bool isHalf(Type t) { return t.isF16() || t.isBF16(); }
+
+/// The type arithmetic on `t` is carried out in.
+Type computeType(Type t) {
+  return isHalf(t) ? Float32Type::get(t.getContext()) : t;
+}
+
+Value toCompute(OpBuilder &b, Location loc, Value v) {
+  if (isHalf(v.getType()))
+    return b.create<arith::ExtFOp>(loc, b.getF32Type(), v);
+  return v;
+}
+
+Value fromCompute(OpBuilder &b, Location loc, Value v, Type storage) {
+  if (v.getType() != storage)
+    return b.create<arith::TruncFOp>(loc, storage, v);
+  return v;
+}
+
+Value floatConst(OpBuilder &b, Location loc, Type t, double v) {
+  return b.create<arith::ConstantOp>(loc, b.getFloatAttr(t, v));
+}
+
+Value intConst(OpBuilder &b, Location loc, Type t, int64_t v) {
+  return b.create<arith::ConstantOp>(loc, b.getIntegerAttr(t, v));
+}
+
+/// `0` of any element type.
+Value zeroOf(OpBuilder &b, Location loc, Type t) {
+  return b.create<arith::ConstantOp>(loc, b.getZeroAttr(t));
+}
+
+/// The identity of max (lowest) or min (highest) for `t`.
+TypedAttr extremeAttr(OpBuilder &b, Type t, bool lowest) {
+  if (auto ft = dyn_cast<FloatType>(t))
+    return b.getFloatAttr(
+        t, APFloat::getInf(ft.getFloatSemantics(), /*Negative=*/lowest));
+  unsigned w = t.getIntOrFloatBitWidth();
+  return b.getIntegerAttr(t, lowest ? APInt::getSignedMinValue(w)
+                                    : APInt::getSignedMaxValue(w));
+}
+
+/// Reassociation and contraction let LLVM vectorise reductions and use FMAs.
+arith::FastMathFlagsAttr reductionFlags(OpBuilder &b) {
+  return arith::FastMathFlagsAttr::get(b.getContext(),
+                                       arith::FastMathFlags::reassoc |
+                                           arith::FastMathFlags::contract);
+}
+
+Value addValues(OpBuilder &b, Location loc, Value x, Value y,
+                bool reassoc = false) {
+  if (isa<FloatType>(x.getType())) {
+    auto op = b.create<arith::AddFOp>(loc, x, y);
+    if (reassoc)
+      op.setFastmathAttr(reductionFlags(b));
+    return op;
+  }
+  return b.create<arith::AddIOp>(loc, x, y);
+}
+
+Value maxValues(OpBuilder &b, Location loc, Value x, Value y) {
+  if (isa<FloatType>(x.getType()))
+    return b.create<arith::MaximumFOp>(loc, x, y);
+  return b.create<arith::MaxSIOp>(loc, x, y);
+}
+
+Value minValues(OpBuilder &b, Location loc, Value x, Value y) {
+  if (isa<FloatType>(x.getType()))
+    return b.create<arith::MinimumFOp>(loc, x, y);
+  return b.create<arith::MinSIOp>(loc, x, y);
+}
+
+/// Integer division that cannot trap: x / 0 is 0 and MIN / -1 wraps, where
+/// the hardware would raise SIGFPE on input the model never promised.
+Value safeDivSI(OpBuilder &b, Location loc, Value x, Value y) {
+  Type t = x.getType();
+  Value zero = intConst(b, loc, t, 0), one = intConst(b, loc, t, 1),
+        minusOne = intConst(b, loc, t, -1);
+  Value isZero =
+      b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, y, zero);
+  Value isMinusOne =
+      b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, y, minusOne);
+  Value bad = b.create<arith::OrIOp>(loc, isZero, isMinusOne);
+  Value divisor = b.create<arith::SelectOp>(loc, bad, one, y);
+  Value q = b.create<arith::DivSIOp>(loc, x, divisor);
+  Value negated = b.create<arith::SubIOp>(loc, zero, x);
+  Value r = b.create<arith::SelectOp>(loc, isMinusOne, negated, q);
+  return b.create<arith::SelectOp>(loc, isZero, zero, r);
+}
+
+/// Converts a scalar between nn element types with nn.cast's semantics.
+Value convertScalar(OpBuilder &b, Location loc, Value v, Type to) {
+  Type from = v.getType();
+  if (from == to)
+    return v;
+  if (to.isInteger(1)) {
+    if (isa<FloatType>(from))
+      return b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::UNE, v,
+                                     zeroOf(b, loc, from));
+    return b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ne, v,
+                                   zeroOf(b, loc, from));
+  }
+  if (auto toF = dyn_cast<FloatType>(to)) {
+    if (auto fromF = dyn_cast<FloatType>(from)) {
+      if (fromF.getWidth() == toF.getWidth()) // f16 <-> bf16
+        return b.create<arith::TruncFOp>(
+            loc, to, b.create<arith::ExtFOp>(loc, b.getF32Type(), v));
+      if (fromF.getWidth() < toF.getWidth())
+        return b.create<arith::ExtFOp>(loc, to, v);
+      return b.create<arith::TruncFOp>(loc, to, v);
+    }
+    if (from.isInteger(1))
+      return b.create<arith::UIToFPOp>(loc, to, v);
+    return b.create<arith::SIToFPOp>(loc, to, v);
+  }
+  // To a wider or narrower integer.
+  if (isa<FloatType>(from))
+    return b.create<arith::FPToSIOp>(loc, to, v);
+  unsigned fw = from.getIntOrFloatBitWidth(), tw = to.getIntOrFloatBitWidth();
+  if (fw < tw)
+    return from.isInteger(1) ? Value(b.create<arith::ExtUIOp>(loc, to, v))
+                             : Value(b.create<arith::ExtSIOp>(loc, to, v));
+  return b.create<arith::TruncIOp>(loc, to, v);
+}
+
+//===----------------------------------------------------------------------===//
+// Tensor helpers
+//===----------------------------------------------------------------------===//
+
+RankedTensorType tensorType(Value v) {
+  return cast<RankedTensorType>(v.getType());
+}
+
+Value emptyTensor(OpBuilder &b, Location loc, RankedTensorType t) {
+  return b.create<tensor::EmptyOp>(loc, t.getShape(), t.getElementType());
+}
+
+Value filledTensor(OpBuilder &b, Location loc, RankedTensorType t,
+                   TypedAttr value) {
+  Value init = emptyTensor(b, loc, t);
+  Value v = b.create<arith::ConstantOp>(loc, value);
+  return b.create<linalg::FillOp>(loc, v, init).getResult(0);
+}
+
+/// The map reading an operand of `operandType` broadcast (numpy rules) to a
+/// loop nest over `resultRank` dimensions.
+AffineMap broadcastMap(OpBuilder &b, RankedTensorType operandType,
+                       ArrayRef<int64_t> resultShape) {
+  int64_t rank = operandType.getRank(), resultRank = resultShape.size();
+  SmallVector<AffineExpr> exprs;
+  for (int64_t i = 0; i < rank; ++i) {
+    int64_t d = resultRank - rank + i;
+    if (operandType.getDimSize(i) == 1 && resultShape[d] != 1)
+      exprs.push_back(b.getAffineConstantExpr(0));
+    else
+      exprs.push_back(b.getAffineDimExpr(d));
+  }
+  return AffineMap::get(resultRank, 0, exprs, b.getContext());
+}
+
+/// A map over `rank` loops that keeps the dimensions `keep` says.
+AffineMap projectionMap(OpBuilder &b, int64_t rank,
+                        llvm::function_ref<bool(int64_t)> keep) {
+  SmallVector<AffineExpr> exprs;
+  for (int64_t i = 0; i < rank; ++i)
+    if (keep(i))
+      exprs.push_back(b.getAffineDimExpr(i));
+  return AffineMap::get(rank, 0, exprs, b.getContext());
+}
+
+using ScalarFn = llvm::function_ref<Value(OpBuilder &, Location, ValueRange)>;
+
+/// One parallel `linalg.generic` producing `resultType` from `operands`
+/// broadcast to it; `fn` maps the operands' scalars to the result scalar.
+Value buildElementwise(OpBuilder &b, Location loc, RankedTensorType resultType,
+                       ValueRange operands, ScalarFn fn) {
+  SmallVector<AffineMap> maps;
+  for (Value v : operands)
+    maps.push_back(broadcastMap(b, tensorType(v), resultType.getShape()));
+  maps.push_back(b.getMultiDimIdentityMap(resultType.getRank()));
+  SmallVector<utils::IteratorType> iterators(resultType.getRank(),
+                                             utils::IteratorType::parallel);
+  auto generic = b.create<linalg::GenericOp>(
+      loc, resultType, operands, emptyTensor(b, loc, resultType), maps,
+      iterators, [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        Value r = fn(nb, nloc, args.drop_back());
+        nb.create<linalg::YieldOp>(nloc, r);
+      });
+  return generic.getResult(0);
+}
+
+/// A generic over the result's index space that computes each element from
+/// its indices (`linalg.index`), reading other tensors with tensor.extract.
+Value buildIndexed(
+    OpBuilder &b, Location loc, RankedTensorType resultType,
+    llvm::function_ref<Value(OpBuilder &, Location, ArrayRef<Value>)> fn) {
+  int64_t rank = resultType.getRank();
+  SmallVector<AffineMap> maps{b.getMultiDimIdentityMap(rank)};
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  auto generic = b.create<linalg::GenericOp>(
+      loc, resultType, ValueRange{}, emptyTensor(b, loc, resultType), maps,
+      iterators, [&](OpBuilder &nb, Location nloc, ValueRange) {
+        SmallVector<Value> idx;
+        for (int64_t i = 0; i < rank; ++i)
+          idx.push_back(nb.create<linalg::IndexOp>(nloc, i));
+        nb.create<linalg::YieldOp>(nloc, fn(nb, nloc, idx));
+      });
+  return generic.getResult(0);
+}
+
+/// Reshapes `v` to `shape` (same element count, row-major).
+Value reshapeTo(OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> shape) {
+  RankedTensorType from = tensorType(v);
+  auto to = RankedTensorType::get(shape, from.getElementType());
+  if (from == to)
+    return v;
+  if (to.getRank() < from.getRank()) {
+    if (auto reassoc =
+            getReassociationIndicesForCollapse(from.getShape(), to.getShape()))
+      return b.create<tensor::CollapseShapeOp>(loc, to, v, *reassoc);
+  } else if (to.getRank() > from.getRank()) {
+    if (auto reassoc =
+            getReassociationIndicesForCollapse(to.getShape(), from.getShape()))
+      return b.create<tensor::ExpandShapeOp>(loc, to, v, *reassoc);
+  }
+  // Through rank 1 (or rank 0 for one-element tensors).
+  int64_t n = from.getNumElements();
+  auto flat = RankedTensorType::get({n}, from.getElementType());
+  Value mid = v;
+  if (from.getRank() != 1) {
+    SmallVector<ReassociationIndices> all;
+    if (from.getRank() > 0) {
+      all.emplace_back();
+      for (int64_t i = 0; i < from.getRank(); ++i)
+        all.back().push_back(i);
+      mid = b.create<tensor::CollapseShapeOp>(loc, flat, v, all);
+    } else {
+      mid = b.create<tensor::ExpandShapeOp>(loc, flat, v, all);
+    }
+  }
+  if (to.getRank() == 1)
+    return mid;
+  SmallVector<ReassociationIndices> all;
+  if (to.getRank() > 0) {
+    all.emplace_back();
+    for (int64_t i = 0; i < to.getRank(); ++i)
+      all.back().push_back(i);
+    return b.create<tensor::ExpandShapeOp>(loc, to, mid, all);
+  }
+  return b.create<tensor::CollapseShapeOp>(loc, to, mid, all);
+}
+
+/// Materialises `v` broadcast to `shape` (numpy rules).
+Value broadcastTo(OpBuilder &b, Location loc, Value v,
+                  ArrayRef<int64_t> shape) {
+  RankedTensorType t = tensorType(v);
+  if (t.getShape() == shape)
+    return v;
+  auto resultType = RankedTensorType::get(shape, t.getElementType());
+  return buildElementwise(
+      b, loc, resultType, v,
+      [](OpBuilder &, Location, ValueRange a) { return a[0]; });
+}
+
+/// Reduces `input` over `axes` with `combine`, starting from `init`; the
+/// result drops the reduced dimensions.
+Value reduce(
+    OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> axes,
+    TypedAttr init,
+    llvm::function_ref<Value(OpBuilder &, Location, Value, Value)> combine) {
+  RankedTensorType t = tensorType(input);
+  SmallVector<int64_t> shape;
+  for (int64_t i = 0; i < t.getRank(); ++i)
+    if (!llvm::is_contained(axes, i))
+      shape.push_back(t.getDimSize(i));
+  auto resultType = RankedTensorType::get(shape, init.getType());
+  Value acc = filledTensor(b, loc, resultType, init);
+  auto op = b.create<linalg::ReduceOp>(
+      loc, input, acc, axes,
+      [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        nb.create<linalg::YieldOp>(nloc, combine(nb, nloc, args[0], args[1]));
+      });
+  return op.getResult(0);
+}
+
+Value mapWithStats(OpBuilder &b, Location loc, Value x, ValueRange stats,
+                   ArrayRef<int64_t> axes, ValueRange extras,
+                   ArrayRef<AffineMap> extraMaps, Type resultElement,
+                   ScalarFn fn);
+
+/// Sums over `axes`, accumulating in the compute type (f32 for halves,
+/// whose 8- or 11-bit mantissas stop growing after 256 or 2048 ones); the
+/// result has the compute type.
+Value reduceSum(OpBuilder &b, Location loc, Value input,
+                ArrayRef<int64_t> axes) {
+  Type et = tensorType(input).getElementType();
+  Type ct = computeType(et);
+  if (ct != et)
+    input = mapWithStats(b, loc, input, {}, {}, {}, {}, ct,
+                         [](OpBuilder &nb, Location l, ValueRange a) {
+                           return toCompute(nb, l, a[0]);
+                         });
+  return reduce(b, loc, input, axes, cast<TypedAttr>(b.getZeroAttr(ct)),
+                [](OpBuilder &nb, Location l, Value x, Value acc) {
+                  return addValues(nb, l, x, acc, /*reassoc=*/true);
+                });
+}
+
+/// Converts a tensor of the compute type back to `storage` (a no-op unless
+/// the storage type is a half type).
+Value truncateTo(OpBuilder &b, Location loc, Value v, Type storage) {
+  if (tensorType(v).getElementType() == storage)
+    return v;
+  return mapWithStats(b, loc, v, {}, {}, {}, {}, storage,
+                      [&](OpBuilder &nb, Location l, ValueRange a) {
+                        return fromCompute(nb, l, a[0], storage);
+                      });
+}
+
+Value reduceMax(OpBuilder &b, Location loc, Value input,
+                ArrayRef<int64_t> axes) {
+  Type et = tensorType(input).getElementType();
+  return reduce(b, loc, input, axes, extremeAttr(b, et, /*lowest=*/true),
+                [](OpBuilder &nb, Location l, Value x, Value acc) {
+                  return maxValues(nb, l, x, acc);
+                });
+}
+
+/// A generic computing `fn(x, stats...)` over x's shape, where each stat is
+/// `x` reduced over `axes` (read without the reduced dimensions).
+Value mapWithStats(OpBuilder &b, Location loc, Value x, ValueRange stats,
+                   ArrayRef<int64_t> axes, ValueRange extras,
+                   ArrayRef<AffineMap> extraMaps, Type resultElement,
+                   ScalarFn fn) {
+  RankedTensorType t = tensorType(x);
+  int64_t rank = t.getRank();
+  auto resultType = RankedTensorType::get(t.getShape(), resultElement);
+  SmallVector<Value> inputs{x};
+  SmallVector<AffineMap> maps{b.getMultiDimIdentityMap(rank)};
+  AffineMap statMap = projectionMap(
+      b, rank, [&](int64_t i) { return !llvm::is_contained(axes, i); });
+  for (Value s : stats) {
+    inputs.push_back(s);
+    maps.push_back(statMap);
+  }
+  llvm::append_range(inputs, extras);
+  llvm::append_range(maps, extraMaps);
+  maps.push_back(b.getMultiDimIdentityMap(rank));
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  return b
+      .create<linalg::GenericOp>(
+          loc, resultType, inputs, emptyTensor(b, loc, resultType), maps,
+          iterators,
+          [&](OpBuilder &nb, Location nloc, ValueRange args) {
+            nb.create<linalg::YieldOp>(nloc, fn(nb, nloc, args.drop_back()));
+          })
+      .getResult(0);
+}
+
+/// Softmax pieces along `axis`: returns (x - max, sum(exp(x - max))) with
+/// the sum lacking the axis.
+std::pair<Value, Value> softmaxParts(OpBuilder &b, Location loc, Value x,
+                                     int64_t axis) {
+  Type et = tensorType(x).getElementType();
+  Value m = reduceMax(b, loc, x, {axis});
+  Value shifted = mapWithStats(
+      b, loc, x, m, {axis}, {}, {}, et,
+      [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        // A row of -inf would give NaN (inf - inf); treat its max as 0.
+        Value mx = a[1];
+        if (isa<FloatType>(et)) {
+          Value isInf = nb.create<arith::CmpFOp>(
+              l, arith::CmpFPredicate::OEQ, mx,
+              nb.create<arith::ConstantOp>(l, extremeAttr(nb, et, true)));
+          mx = nb.create<arith::SelectOp>(l, isInf, zeroOf(nb, l, et), mx);
+        }
+        Value d = nb.create<arith::SubFOp>(l, toCompute(nb, l, a[0]),
+                                           toCompute(nb, l, mx));
+        return fromCompute(nb, l, d, et);
+      });
+  Value e = mapWithStats(b, loc, shifted, {}, {}, {}, {}, et,
+                         [&](OpBuilder &nb, Location l, ValueRange a) {
+                           Value v = nb.create<math::ExpOp>(
+                               l, toCompute(nb, l, a[0]));
+                           return fromCompute(nb, l, v, et);
+                         });
+  Value s = reduceSum(b, loc, e, {axis});
+  return {shifted, s};
+}
+
+//===----------------------------------------------------------------------===//
+// Patterns
+//===----------------------------------------------------------------------===//
+
+/// Lowers an elementwise nn op through a scalar function of its operands.
+template <typename OpTy> struct ElementwisePattern : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  virtual Value scalar(OpTy op, OpBuilder &b, Location loc,
+                       ValueRange args) const = 0;
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+    Value r =
+        buildElementwise(rewriter, op.getLoc(), resultType, op->getOperands(),
+                         [&](OpBuilder &b, Location loc, ValueRange args) {
+                           return scalar(op, b, loc, args);
+                         });
+    rewriter.replaceOp(op, r);
+    return success();
+  }
+};
+
+/// Float unary math: computed in f32 for halves.
+template <typename OpTy> struct FloatUnaryPattern : ElementwisePattern<OpTy> {
+  using ElementwisePattern<OpTy>::ElementwisePattern;
+  virtual Value compute(OpBuilder &b, Location loc, Value x) const = 0;
+  Value scalar(OpTy, OpBuilder &b, Location loc,
+               ValueRange args) const override {
+    Type et = args[0].getType();
+    return fromCompute(b, loc, compute(b, loc, toCompute(b, loc, args[0])), et);
+  }
+};
+
+#define LOOM_FLOAT_UNARY(NAME, OP, BODY)                                       \
+  struct NAME : FloatUnaryPattern<OP> {                                        \
+    using FloatUnaryPattern<OP>::FloatUnaryPattern;                            \
+    Value compute(OpBuilder &b, Location loc, Value x) const override { BODY } \
+  };
+
+LOOM_FLOAT_UNARY(ExpLowering, ExpOp, return b.create<math::ExpOp>(loc, x);)
+LOOM_FLOAT_UNARY(LogLowering, LogOp, return b.create<math::LogOp>(loc, x);)
+LOOM_FLOAT_UNARY(SqrtLowering, SqrtOp, return b.create<math::SqrtOp>(loc, x);)
+LOOM_FLOAT_UNARY(RsqrtLowering, RsqrtOp,
+                 return b.create<math::RsqrtOp>(loc, x);)
+LOOM_FLOAT_UNARY(TanhLowering, TanhOp, return b.create<math::TanhOp>(loc, x);)
+LOOM_FLOAT_UNARY(ErfLowering, ErfOp, return b.create<math::ErfOp>(loc, x);)
+LOOM_FLOAT_UNARY(ReciprocalLowering, ReciprocalOp,
+                 return b.create<arith::DivFOp>(
+                     loc, floatConst(b, loc, x.getType(), 1.0), x);)
+LOOM_FLOAT_UNARY(SigmoidLowering, SigmoidOp, {
+  Type t = x.getType();
+  Value one = floatConst(b, loc, t, 1.0);
+  Value e = b.create<math::ExpOp>(loc, b.create<arith::NegFOp>(loc, x));
+  return b.create<arith::DivFOp>(loc, one,
+                                 b.create<arith::AddFOp>(loc, one, e));
+})
+#undef LOOM_FLOAT_UNARY
+
+struct GeluLowering : FloatUnaryPattern<GeluOp> {
+  using FloatUnaryPattern<GeluOp>::FloatUnaryPattern;
+  Value scalar(GeluOp op, OpBuilder &b, Location loc,
+               ValueRange args) const override {
+    Type et = args[0].getType();
+    Value x = toCompute(b, loc, args[0]);
+    Type t = x.getType();
+    Value half = floatConst(b, loc, t, 0.5), one = floatConst(b, loc, t, 1.0);
+    Value inner;
+    if (op.getApproximate() == GeluApproximation::Tanh) {
+      Value x3 =
+          b.create<arith::MulFOp>(loc, x, b.create<arith::MulFOp>(loc, x, x));
+      Value poly = b.create<arith::AddFOp>(
+          loc, x,
+          b.create<arith::MulFOp>(loc, floatConst(b, loc, t, 0.044715), x3));
+      inner = b.create<math::TanhOp>(
+          loc, b.create<arith::MulFOp>(
+                   loc, floatConst(b, loc, t, 0.7978845608028654), poly));
+    } else {
+      inner = b.create<math::ErfOp>(
+          loc, b.create<arith::MulFOp>(
+                   loc, x, floatConst(b, loc, t, 0.7071067811865476)));
+    }
+    Value r =
+        b.create<arith::MulFOp>(loc, b.create<arith::MulFOp>(loc, half, x),
+                                b.create<arith::AddFOp>(loc, one, inner));
+    return fromCompute(b, loc, r, et);
+  }
+  Value compute(OpBuilder &, Location, Value) const override {
+    llvm_unreachable("gelu overrides scalar()");
+  }
+};
+
+struct NegLowering : ElementwisePattern<NegOp> {
+  using ElementwisePattern::ElementwisePattern;
+  Value scalar(NegOp, OpBuilder &b, Location loc, ValueRange a) const override {
+    if (isa<FloatType>(a[0].getType()))
+      return b.create<arith::NegFOp>(loc, a[0]);
+    return b.create<arith::SubIOp>(loc, zeroOf(b, loc, a[0].getType()), a[0]);
+  }
+};
+
+struct AbsLowering : ElementwisePattern<AbsOp> {
+  using ElementwisePattern::ElementwisePattern;
+  Value scalar(AbsOp, OpBuilder &b, Location loc, ValueRange a) const override {
+    if (isa<FloatType>(a[0].getType()))
+      return b.create<math::AbsFOp>(loc, a[0]);
+    return b.create<math::AbsIOp>(loc, a[0]);
+  }
+};
+
+struct ReluLowering : ElementwisePattern<ReluOp> {
+  using ElementwisePattern::ElementwisePattern;
+  Value scalar(ReluOp, OpBuilder &b, Location loc,
+               ValueRange a) const override {
+    return maxValues(b, loc, a[0], zeroOf(b, loc, a[0].getType()));
+  }
+};
+
+/// Binary arithmetic: float ops in the compute type, integer ops as is.
+template <typename OpTy> struct BinaryPattern : ElementwisePattern<OpTy> {
+  using ElementwisePattern<OpTy>::ElementwisePattern;
+  virtual Value floatOp(OpBuilder &b, Location loc, Value x, Value y) const = 0;
+  virtual Value intOp(OpBuilder &b, Location loc, Value x, Value y) const = 0;
+  Value scalar(OpTy, OpBuilder &b, Location loc, ValueRange a) const override {
+    Type et = a[0].getType();
+    if (!isa<FloatType>(et))
+      return intOp(b, loc, a[0], a[1]);
+    Value r = floatOp(b, loc, toCompute(b, loc, a[0]), toCompute(b, loc, a[1]));
+    return fromCompute(b, loc, r, et);
+  }
+};
+
+#define LOOM_BINARY(NAME, OP, FLOAT, INT)                                      \
+  struct NAME : BinaryPattern<OP> {                                            \
+    using BinaryPattern<OP>::BinaryPattern;                                    \
+    Value floatOp(OpBuilder &b, Location loc, Value x,                         \
+                  Value y) const override{FLOAT} Value                         \
+        intOp(OpBuilder &b, Location loc, Value x, Value y) const override {   \
+      INT                                                                      \
+    }                                                                          \
+  };
+
+LOOM_BINARY(AddLowering, AddOp, return b.create<arith::AddFOp>(loc, x, y);
+            , return b.create<arith::AddIOp>(loc, x, y);)
+LOOM_BINARY(SubLowering, SubOp, return b.create<arith::SubFOp>(loc, x, y);
+            , return b.create<arith::SubIOp>(loc, x, y);)
+LOOM_BINARY(MulLowering, MulOp, return b.create<arith::MulFOp>(loc, x, y);
+            , return b.create<arith::MulIOp>(loc, x, y);)
+LOOM_BINARY(DivLowering, DivOp, return b.create<arith::DivFOp>(loc, x, y);
+            , return safeDivSI(b, loc, x, y);)
+LOOM_BINARY(PowLowering, PowOp, return b.create<math::PowFOp>(loc, x, y);
+            , return b.create<math::IPowIOp>(loc, x, y);)
+LOOM_BINARY(MaxLowering, MaxOp, return b.create<arith::MaximumFOp>(loc, x, y);
+            , return b.create<arith::MaxSIOp>(loc, x, y);)
+LOOM_BINARY(MinLowering, MinOp, return b.create<arith::MinimumFOp>(loc, x, y);
+            , return b.create<arith::MinSIOp>(loc, x, y);)
+#undef LOOM_BINARY
+
+struct CompareLowering : ElementwisePattern<CompareOp> {
+  using ElementwisePattern::ElementwisePattern;
+  Value scalar(CompareOp op, OpBuilder &b, Location loc,
+               ValueRange a) const override {
+    Type et = a[0].getType();
+    CompareDirection d = op.getDirection();
+    if (isa<FloatType>(et)) {
+      arith::CmpFPredicate p = arith::CmpFPredicate::OEQ;
+      switch (d) {
+      case CompareDirection::EQ:
+        p = arith::CmpFPredicate::OEQ;
+        break;
+      case CompareDirection::NE:
+        p = arith::CmpFPredicate::UNE;
+        break;
+      case CompareDirection::LT:
+        p = arith::CmpFPredicate::OLT;
+        break;
+      case CompareDirection::LE:
+        p = arith::CmpFPredicate::OLE;
+        break;
+      case CompareDirection::GT:
+        p = arith::CmpFPredicate::OGT;
+        break;
+      case CompareDirection::GE:
+        p = arith::CmpFPredicate::OGE;
+        break;
+      }
+      return b.create<arith::CmpFOp>(loc, p, a[0], a[1]);
+    }
+    arith::CmpIPredicate p = arith::CmpIPredicate::eq;
+    switch (d) {
+    case CompareDirection::EQ:
+      p = arith::CmpIPredicate::eq;
+      break;
+    case CompareDirection::NE:
+      p = arith::CmpIPredicate::ne;
+      break;
+    case CompareDirection::LT:
+      p = arith::CmpIPredicate::slt;
+      break;
+    case CompareDirection::LE:
+      p = arith::CmpIPredicate::sle;
+      break;
+    case CompareDirection::GT:
+      p = arith::CmpIPredicate::sgt;
+      break;
+    case CompareDirection::GE:
+      p = arith::CmpIPredicate::sge;
+      break;
+    }
+    return b.create<arith::CmpIOp>(loc, p, a[0], a[1]);
+  }
+};
+
+struct WhereLowering : ElementwisePattern<WhereOp> {
+  using ElementwisePattern::ElementwisePattern;
+  Value scalar(WhereOp, OpBuilder &b, Location loc,
+               ValueRange a) const override {
+    return b.create<arith::SelectOp>(loc, a[0], a[1], a[2]);
+  }
+};
+
+struct CastLowering : ElementwisePattern<CastOp> {
+  using ElementwisePattern::ElementwisePattern;
+  Value scalar(CastOp op, OpBuilder &b, Location loc,
+               ValueRange a) const override {
+    return convertScalar(b, loc, a[0], op.getTo());
+  }
+};
+
+struct ConstantLowering : OpRewritePattern<ConstantOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ConstantOp op,
+                                PatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<arith::ConstantOp>(
+        op, cast<TypedAttr>(op.getValue()));
+    return success();
+  }
+};
+
+/// Parameters left in the body (nn-parameters-to-arguments moves them to
+/// arguments for artifacts) become constants.
+struct ParameterLowering : OpRewritePattern<ParameterOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ParameterOp op,
+                                PatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<arith::ConstantOp>(
+        op, cast<TypedAttr>(op.getValue()));
+    return success();
+  }
+};
+
+struct RangeLowering : OpRewritePattern<RangeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(RangeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto type = cast<RankedTensorType>(op.getType());
+    Type et = type.getElementType();
+    Value r = buildIndexed(
+        rewriter, op.getLoc(), type,
+        [&](OpBuilder &b, Location loc, ArrayRef<Value> idx) -> Value {
+          Value start = b.create<arith::ConstantOp>(loc, op.getStart());
+          Value step = b.create<arith::ConstantOp>(loc, op.getDelta());
+          Value i = b.create<arith::IndexCastOp>(loc, b.getI64Type(), idx[0]);
+          if (auto ft = dyn_cast<FloatType>(et)) {
+            Type ct = computeType(et);
+            Value fi = b.create<arith::SIToFPOp>(loc, ct, i);
+            Value v = b.create<arith::AddFOp>(
+                loc, toCompute(b, loc, start),
+                b.create<arith::MulFOp>(loc, fi, toCompute(b, loc, step)));
+            return fromCompute(b, loc, v, et);
+          }
+          Value ii = convertScalar(b, loc, i, et);
+          return b.create<arith::AddIOp>(
+              loc, start, b.create<arith::MulIOp>(loc, ii, step));
+        });
+    rewriter.replaceOp(op, r);
+    return success();
+  }
+};
+
+/// True when `perm` swaps the last two dimensions and keeps the others.
+bool isLastTwoSwap(ArrayRef<int64_t> perm) {
+  int64_t n = perm.size();
+  if (n < 2 || perm[n - 1] != n - 2 || perm[n - 2] != n - 1)
+    return false;
+  for (int64_t i = 0; i + 2 < n; ++i)
+    if (perm[i] != i)
+      return false;
+  return true;
+}
+
+struct MatmulLowering : OpRewritePattern<MatmulOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MatmulOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto resultType = cast<RankedTensorType>(op.getType());
+    Type et = resultType.getElementType();
+    Value lhs = op.getLhs(), rhs = op.getRhs();
+    // matmul(x, transpose(w)) reads w transposed instead of moving it.
+    bool transB = false;
+    if (auto t = rhs.getDefiningOp<TransposeOp>())
+      if (isLastTwoSwap(t.getPermutation())) {
+        rhs = t.getInput();
+        transB = true;
+      }
+    RankedTensorType lt = tensorType(lhs), rt = tensorType(rhs);
+    int64_t m = lt.getDimSize(lt.getRank() - 2),
+            k = lt.getDimSize(lt.getRank() - 1);
+    int64_t n = resultType.getDimSize(resultType.getRank() - 1);
+    ArrayRef<int64_t> batchShape = resultType.getShape().drop_back(2);
+    int64_t batch = 1;
+    for (int64_t d : batchShape)
+      batch *= d;
+    // Halves accumulate in f32 (linalg extends the operands).
+    Type acc = computeType(et);
+    Value zero = zeroOf(rewriter, loc, acc);
+    auto gemm = [&](Value a, Value bm, int64_t rows) -> Value {
+      auto t = RankedTensorType::get({rows, n}, acc);
+      Value init =
+          rewriter
+              .create<linalg::FillOp>(loc, zero, emptyTensor(rewriter, loc, t))
+              .getResult(0);
+      if (transB)
+        return rewriter
+            .create<linalg::MatmulTransposeBOp>(loc, t, ValueRange{a, bm}, init)
+            .getResult(0);
+      return rewriter.create<linalg::MatmulOp>(loc, t, ValueRange{a, bm}, init)
+          .getResult(0);
+    };
+    Value result;
+    if (rt.getRank() == 2) {
+      // A shared 2-D right operand: fold every batch dimension into M.
+      Value a = reshapeTo(rewriter, loc,
+                          broadcastTo(rewriter, loc, lhs,
+                                      [&] {
+                                        SmallVector<int64_t> s(batchShape);
+                                        s.push_back(m);
+                                        s.push_back(k);
+                                        return s;
+                                      }()),
+                          {batch * m, k});
+      result = gemm(a, rhs, batch * m);
+    } else {
+      auto full = [&](Value v, int64_t r0, int64_t r1) {
+        SmallVector<int64_t> s(batchShape);
+        s.push_back(r0);
+        s.push_back(r1);
+        Value bv = broadcastTo(rewriter, loc, v, s);
+        return reshapeTo(rewriter, loc, bv, {batch, r0, r1});
+      };
+      Value a = full(lhs, m, k);
+      Value bm = transB ? full(rhs, n, k) : full(rhs, k, n);
+      auto t = RankedTensorType::get({batch, m, n}, acc);
+      Value init =
+          rewriter
+              .create<linalg::FillOp>(loc, zero, emptyTensor(rewriter, loc, t))
+              .getResult(0);
+      if (transB)
+        result = rewriter
+                     .create<linalg::BatchMatmulTransposeBOp>(
+                         loc, t, ValueRange{a, bm}, init)
+                     .getResult(0);
+      else
+        result =
+            rewriter
+                .create<linalg::BatchMatmulOp>(loc, t, ValueRange{a, bm}, init)
+                .getResult(0);
+    }
+    result = truncateTo(rewriter, loc, result, et);
+    rewriter.replaceOp(op,
+                       reshapeTo(rewriter, loc, result, resultType.getShape()));
+    return success();
+  }
+};
+
+/// Pads the two spatial dimensions of an NCHW tensor with `value`.
+Value padSpatial(OpBuilder &b, Location loc, Value x, int64_t top, int64_t left,
+                 int64_t bottom, int64_t right, TypedAttr value) {
+  if (top == 0 && left == 0 && bottom == 0 && right == 0)
+    return x;
+  RankedTensorType t = tensorType(x);
+  SmallVector<int64_t> shape(t.getShape());
+  shape[2] += top + bottom;
+  shape[3] += left + right;
+  auto type = RankedTensorType::get(shape, t.getElementType());
+  Value pad = b.create<arith::ConstantOp>(loc, value);
+  SmallVector<OpFoldResult> low{b.getIndexAttr(0), b.getIndexAttr(0),
+                                b.getIndexAttr(top), b.getIndexAttr(left)};
+  SmallVector<OpFoldResult> high{b.getIndexAttr(0), b.getIndexAttr(0),
+                                 b.getIndexAttr(bottom), b.getIndexAttr(right)};
+  return b.create<tensor::PadOp>(loc, type, x, low, high, pad);
+}
+
+/// Extra bottom/right padding so that every output window of a
+/// `ceil_mode` pooling lies inside the padded input.
+std::pair<int64_t, int64_t>
+windowOverhang(RankedTensorType in, RankedTensorType out,
+               ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides,
+               ArrayRef<int64_t> dilations, ArrayRef<int64_t> padding) {
+  int64_t extra[2];
+  for (int i = 0; i < 2; ++i) {
+    int64_t needed = (out.getDimSize(2 + i) - 1) * strides[i] +
+                     dilations[i] * (kernel[i] - 1) + 1;
+    int64_t have = in.getDimSize(2 + i) + padding[i] + padding[i + 2];
+    extra[i] = std::max<int64_t>(0, needed - have);
+  }
+  return {extra[0], extra[1]};
+}
+
+struct Conv2dLowering : OpRewritePattern<Conv2dOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(Conv2dOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto resultType = cast<RankedTensorType>(op.getType());
+    Type et = resultType.getElementType();
+    ArrayRef<int64_t> p = op.getPadding();
+    Value x = padSpatial(rewriter, loc, op.getInput(), p[0], p[1], p[2], p[3],
+                         cast<TypedAttr>(rewriter.getZeroAttr(et)));
+    auto strides = rewriter.getI64TensorAttr(op.getStrides());
+    auto dilations = rewriter.getI64TensorAttr(op.getDilations());
+    int64_t groups = op.getGroups();
+    Type ct = computeType(et);
+    auto accType = RankedTensorType::get(resultType.getShape(), ct);
+    Value zero = zeroOf(rewriter, loc, ct);
+    Value result;
+    if (groups == 1) {
+      Value acc = rewriter
+                      .create<linalg::FillOp>(
+                          loc, zero, emptyTensor(rewriter, loc, accType))
+                      .getResult(0);
+      result = rewriter
+                   .create<linalg::Conv2DNchwFchwOp>(
+                       loc, accType, ValueRange{x, op.getFilter()}, acc,
+                       strides, dilations)
+                   .getResult(0);
+    } else {
+      RankedTensorType xt = tensorType(x), ft = tensorType(op.getFilter());
+      int64_t n = xt.getDimSize(0), c = xt.getDimSize(1);
+      int64_t o = ft.getDimSize(0);
+      Value xg = reshapeTo(
+          rewriter, loc, x,
+          {n, groups, c / groups, xt.getDimSize(2), xt.getDimSize(3)});
+      Value fg = reshapeTo(rewriter, loc, op.getFilter(),
+                           {groups, o / groups, ft.getDimSize(1),
+                            ft.getDimSize(2), ft.getDimSize(3)});
+      auto gt = RankedTensorType::get({n, groups, o / groups,
+                                       resultType.getDimSize(2),
+                                       resultType.getDimSize(3)},
+                                      ct);
+      Value acc =
+          rewriter
+              .create<linalg::FillOp>(loc, zero, emptyTensor(rewriter, loc, gt))
+              .getResult(0);
+      Value r = rewriter
+                    .create<linalg::Conv2DNgchwGfchwOp>(
+                        loc, gt, ValueRange{xg, fg}, acc, strides, dilations)
+                    .getResult(0);
+      result = reshapeTo(rewriter, loc, r, accType.getShape());
+    }
+    if (Value bias = op.getBias()) {
+      AffineMap channel = AffineMap::get(4, 0, rewriter.getAffineDimExpr(1),
+                                         rewriter.getContext());
+      result = mapWithStats(
+          rewriter, loc, result, {}, {}, bias, channel, et,
+          [&](OpBuilder &b, Location l, ValueRange a) {
+            return fromCompute(
+                b, l, addValues(b, l, a[0], toCompute(b, l, a[1])), et);
+          });
+    }
+    rewriter.replaceOp(op, truncateTo(rewriter, loc, result, et));
+    return success();
+  }
+};
+
+struct MaxPoolLowering : OpRewritePattern<MaxPool2dOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MaxPool2dOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto resultType = cast<RankedTensorType>(op.getType());
+    Type et = resultType.getElementType();
+    ArrayRef<int64_t> p = op.getPadding();
+    auto [eh, ew] =
+        windowOverhang(tensorType(op.getInput()), resultType, op.getKernel(),
+                       op.getStrides(), op.getDilations(), p);
+    TypedAttr lowest = extremeAttr(rewriter, et, /*lowest=*/true);
+    Value x = padSpatial(rewriter, loc, op.getInput(), p[0], p[1], p[2] + eh,
+                         p[3] + ew, lowest);
+    Value window = rewriter.create<tensor::EmptyOp>(loc, op.getKernel(), et);
+    Value acc = filledTensor(rewriter, loc, resultType, lowest);
+    Value r = rewriter
+                  .create<linalg::PoolingNchwMaxOp>(
+                      loc, resultType, ValueRange{x, window}, acc,
+                      rewriter.getI64TensorAttr(op.getStrides()),
+                      rewriter.getI64TensorAttr(op.getDilations()))
+                  .getResult(0);
+    rewriter.replaceOp(op, r);
+    return success();
+  }
+};
+
+struct AvgPoolLowering : OpRewritePattern<AvgPool2dOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(AvgPool2dOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto resultType = cast<RankedTensorType>(op.getType());
+    RankedTensorType inType = tensorType(op.getInput());
+    Type et = resultType.getElementType();
+    ArrayRef<int64_t> p = op.getPadding(), k = op.getKernel(),
+                      s = op.getStrides();
+    SmallVector<int64_t> ones{1, 1};
+    auto [eh, ew] = windowOverhang(inType, resultType, k, s, ones, p);
+    Value x = padSpatial(rewriter, loc, op.getInput(), p[0], p[1], p[2] + eh,
+                         p[3] + ew, cast<TypedAttr>(rewriter.getZeroAttr(et)));
+    Value window = rewriter.create<tensor::EmptyOp>(loc, k, et);
+    Type ct = computeType(et);
+    auto sumType = RankedTensorType::get(resultType.getShape(), ct);
+    Value acc = filledTensor(rewriter, loc, sumType,
+                             cast<TypedAttr>(rewriter.getZeroAttr(ct)));
+    Value sum =
+        rewriter
+            .create<linalg::PoolingNchwSumOp>(
+                loc, sumType, ValueRange{x, window}, acc,
+                rewriter.getI64TensorAttr(s), rewriter.getI64TensorAttr(ones))
+            .getResult(0);
+    // Divide by the number of positions each window covers: inside the
+    // input, or inside input plus explicit padding with count_include_pad.
+    bool includePad = op.getCountIncludePad();
+    int64_t extent[2] = {inType.getDimSize(2), inType.getDimSize(3)};
+    Value r = mapWithStats(
+        rewriter, loc, sum, {}, {}, {}, {}, et,
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          Value count;
+          for (int i = 0; i < 2; ++i) {
+            Value o = b.create<linalg::IndexOp>(l, 2 + i);
+            Value start = b.create<arith::SubIOp>(
+                l,
+                b.create<arith::MulIOp>(
+                    l, o, b.create<arith::ConstantIndexOp>(l, s[i])),
+                b.create<arith::ConstantIndexOp>(l, p[i]));
+            Value end = b.create<arith::AddIOp>(
+                l, start, b.create<arith::ConstantIndexOp>(l, k[i]));
+            int64_t lo = includePad ? -p[i] : 0;
+            int64_t hi = includePad ? extent[i] + p[i + 2] : extent[i];
+            start = b.create<arith::MaxSIOp>(
+                l, start, b.create<arith::ConstantIndexOp>(l, lo));
+            end = b.create<arith::MinSIOp>(
+                l, end, b.create<arith::ConstantIndexOp>(l, hi));
+            Value len = b.create<arith::SubIOp>(l, end, start);
+            count = count ? Value(b.create<arith::MulIOp>(l, count, len)) : len;
+          }
+          Value c = b.create<arith::MaxSIOp>(
+              l, count, b.create<arith::ConstantIndexOp>(l, 1));
+          Type ct = computeType(et);
+          Value cf = b.create<arith::SIToFPOp>(
+              l, ct, b.create<arith::IndexCastOp>(l, b.getI64Type(), c));
+          Value v = b.create<arith::DivFOp>(l, toCompute(b, l, a[0]), cf);
+          return fromCompute(b, l, v, et);
+        });
+    rewriter.replaceOp(op, r);
+    return success();
+  }
+};
+
+/// Reductions; keepdims reinserts the reduced dimensions as 1s.
+template <typename OpTy> struct ReduceLowering : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  virtual Value reduceAxes(OpBuilder &b, Location loc, Value x,
+                           ArrayRef<int64_t> axes) const = 0;
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    auto resultType = cast<RankedTensorType>(op.getType());
+    Value r = reduceAxes(rewriter, op.getLoc(), op.getInput(), op.getAxes());
+    rewriter.replaceOp(
+        op, reshapeTo(rewriter, op.getLoc(), r, resultType.getShape()));
+    return success();
+  }
+};
+
+struct ReduceSumLowering : ReduceLowering<ReduceSumOp> {
+  using ReduceLowering::ReduceLowering;
+  Value reduceAxes(OpBuilder &b, Location loc, Value x,
+                   ArrayRef<int64_t> axes) const override {
+    return truncateTo(b, loc, reduceSum(b, loc, x, axes),
+                      tensorType(x).getElementType());
+  }
+};
+
+struct ReduceMaxLowering : ReduceLowering<ReduceMaxOp> {
+  using ReduceLowering::ReduceLowering;
+  Value reduceAxes(OpBuilder &b, Location loc, Value x,
+                   ArrayRef<int64_t> axes) const override {
+    return reduceMax(b, loc, x, axes);
+  }
+};
+
+struct ReduceMinLowering : ReduceLowering<ReduceMinOp> {
+  using ReduceLowering::ReduceLowering;
+  Value reduceAxes(OpBuilder &b, Location loc, Value x,
+                   ArrayRef<int64_t> axes) const override {
+    Type et = tensorType(x).getElementType();
+    return reduce(b, loc, x, axes, extremeAttr(b, et, /*lowest=*/false),
+                  [](OpBuilder &nb, Location l, Value v, Value acc) {
+                    return minValues(nb, l, v, acc);
+                  });
+  }
+};
+
+/// The mean over `axes`, in the storage type or, with `keepCompute`, in the
+/// compute type.
+Value reduceMean(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> axes,
+                 bool keepCompute = false) {
+  RankedTensorType t = tensorType(x);
+  Type et = t.getElementType();
+  Type rt = keepCompute ? computeType(et) : et;
+  int64_t count = 1;
+  for (int64_t a : axes)
+    count *= t.getDimSize(a);
+  Value sum = reduceSum(b, loc, x, axes);
+  return mapWithStats(
+      b, loc, sum, {}, {}, {}, {}, rt,
+      [&](OpBuilder &nb, Location l, ValueRange a) {
+        Value v = nb.create<arith::DivFOp>(
+            l, a[0],
+            floatConst(nb, l, a[0].getType(), static_cast<double>(count)));
+        return fromCompute(nb, l, v, rt);
+      });
+}
+
+struct ReduceMeanLowering : ReduceLowering<ReduceMeanOp> {
+  using ReduceLowering::ReduceLowering;
+  Value reduceAxes(OpBuilder &b, Location loc, Value x,
+                   ArrayRef<int64_t> axes) const override {
+    return reduceMean(b, loc, x, axes);
+  }
+};
+
+struct GlobalAvgPoolLowering : OpRewritePattern<GlobalAvgPool2dOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(GlobalAvgPool2dOp op,
+                                PatternRewriter &rewriter) const override {
+    auto resultType = cast<RankedTensorType>(op.getType());
+    Value r = reduceMean(rewriter, op.getLoc(), op.getInput(), {2, 3});
+    rewriter.replaceOp(
+        op, reshapeTo(rewriter, op.getLoc(), r, resultType.getShape()));
+    return success();
+  }
+};
+
+struct GlobalMaxPoolLowering : OpRewritePattern<GlobalMaxPool2dOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(GlobalMaxPool2dOp op,
+                                PatternRewriter &rewriter) const override {
+    auto resultType = cast<RankedTensorType>(op.getType());
+    Value r = reduceMax(rewriter, op.getLoc(), op.getInput(), {2, 3});
+    rewriter.replaceOp(
+        op, reshapeTo(rewriter, op.getLoc(), r, resultType.getShape()));
+    return success();
+  }
+};
+
+struct SoftmaxLowering : OpRewritePattern<SoftmaxOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(SoftmaxOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    int64_t axis = op.getAxis();
+    Type et = tensorType(op.getInput()).getElementType();
+    auto [shifted, sum] = softmaxParts(rewriter, loc, op.getInput(), axis);
+    Value r = mapWithStats(
+        rewriter, loc, shifted, sum, {axis}, {}, {}, et,
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          Value e = b.create<math::ExpOp>(l, toCompute(b, l, a[0]));
+          Value v = b.create<arith::DivFOp>(l, e, toCompute(b, l, a[1]));
+          return fromCompute(b, l, v, et);
+        });
+    rewriter.replaceOp(op, r);
+    return success();
+  }
+};
+
+Value logSoftmax(OpBuilder &b, Location loc, Value x, int64_t axis) {
+  Type et = tensorType(x).getElementType();
+  auto [shifted, sum] = softmaxParts(b, loc, x, axis);
+  return mapWithStats(
+      b, loc, shifted, sum, {axis}, {}, {}, et,
+      [&](OpBuilder &nb, Location l, ValueRange a) {
+        Value lg = nb.create<math::LogOp>(l, toCompute(nb, l, a[1]));
+        Value v = nb.create<arith::SubFOp>(l, toCompute(nb, l, a[0]), lg);
+        return fromCompute(nb, l, v, et);
+      });
+}
+
+struct LogSoftmaxLowering : OpRewritePattern<LogSoftmaxOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(LogSoftmaxOp op,
+                                PatternRewriter &rewriter) const override {
+    rewriter.replaceOp(
+        op, logSoftmax(rewriter, op.getLoc(), op.getInput(), op.getAxis()));
+    return success();
+  }
+};
+
+struct LayerNormLowering : OpRewritePattern<LayerNormOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(LayerNormOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value x = op.getInput();
+    RankedTensorType t = tensorType(x);
+    Type et = t.getElementType();
+    int64_t rank = t.getRank(), axis = op.getAxis();
+    SmallVector<int64_t> axes;
+    for (int64_t i = axis; i < rank; ++i)
+      axes.push_back(i);
+    Value mean = reduceMean(rewriter, loc, x, axes, /*keepCompute=*/true);
+    Value centered =
+        mapWithStats(rewriter, loc, x, mean, axes, {}, {}, computeType(et),
+                     [&](OpBuilder &b, Location l, ValueRange a) {
+                       return b
+                           .create<arith::SubFOp>(l, toCompute(b, l, a[0]),
+                                                  toCompute(b, l, a[1]))
+                           .getResult();
+                     });
+    Value var = reduceMean(
+        rewriter, loc,
+        mapWithStats(
+            rewriter, loc, centered, {}, {}, {}, {}, computeType(et),
+            [](OpBuilder &b, Location l, ValueRange a) {
+              return b.create<arith::MulFOp>(l, a[0], a[0]).getResult();
+            }),
+        axes, /*keepCompute=*/true);
+    AffineMap trailing =
+        projectionMap(rewriter, rank, [&](int64_t i) { return i >= axis; });
+    SmallVector<Value> extras;
+    SmallVector<AffineMap> extraMaps;
+    if (op.getScale()) {
+      extras.push_back(op.getScale());
+      extraMaps.push_back(trailing);
+    }
+    if (op.getBias()) {
+      extras.push_back(op.getBias());
+      extraMaps.push_back(trailing);
+    }
+    double eps = op.getEpsilon().convertToDouble();
+    bool hasScale = op.getScale() != nullptr;
+    bool hasBias = op.getBias() != nullptr;
+    Value r = mapWithStats(
+        rewriter, loc, centered, var, axes, extras, extraMaps, et,
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          Type ct = a[0].getType();
+          Value inv = b.create<math::RsqrtOp>(
+              l, b.create<arith::AddFOp>(l, a[1], floatConst(b, l, ct, eps)));
+          Value v = b.create<arith::MulFOp>(l, a[0], inv);
+          unsigned next = 2;
+          if (hasScale)
+            v = b.create<arith::MulFOp>(l, v, toCompute(b, l, a[next++]));
+          if (hasBias)
+            v = b.create<arith::AddFOp>(l, v, toCompute(b, l, a[next++]));
+          return fromCompute(b, l, v, et);
+        });
+    rewriter.replaceOp(op, r);
+    return success();
+  }
+};
+
+struct BatchNormLowering : OpRewritePattern<BatchNormOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(BatchNormOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType t = tensorType(op.getInput());
+    Type et = t.getElementType();
+    int64_t rank = t.getRank();
+    AffineMap channel = AffineMap::get(rank, 0, rewriter.getAffineDimExpr(1),
+                                       rewriter.getContext());
+    double eps = op.getEpsilon().convertToDouble();
+    SmallVector<Value> extras{op.getScale(), op.getBias(), op.getMean(),
+                              op.getVariance()};
+    SmallVector<AffineMap> maps(4, channel);
+    Value r = mapWithStats(
+        rewriter, loc, op.getInput(), {}, {}, extras, maps, et,
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          SmallVector<Value> v;
+          for (Value x : a)
+            v.push_back(toCompute(b, l, x));
+          Type ct = v[0].getType();
+          Value inv = b.create<math::RsqrtOp>(
+              l, b.create<arith::AddFOp>(l, v[4], floatConst(b, l, ct, eps)));
+          Value y =
+              b.create<arith::MulFOp>(l, b.create<arith::SubFOp>(l, v[0], v[3]),
+                                      b.create<arith::MulFOp>(l, inv, v[1]));
+          return fromCompute(b, l, b.create<arith::AddFOp>(l, y, v[2]), et);
+        });
+    rewriter.replaceOp(op, r);
+    return success();
+  }
+};
+
+/// Clamps an index read from a tensor into [0, extent): out-of-range
+/// indices in user data must not read outside the buffer. Negative indices
+/// count from the end first (`wrapNegative`).
+Value clampIndex(OpBuilder &b, Location loc, Value i, int64_t extent,
+                 bool wrapNegative) {
+  Value idx = b.create<arith::IndexCastOp>(loc, b.getIndexType(), i);
+  Value zero = b.create<arith::ConstantIndexOp>(loc, 0);
+  if (wrapNegative) {
+    Value neg =
+        b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, idx, zero);
+    Value wrapped = b.create<arith::AddIOp>(
+        loc, idx, b.create<arith::ConstantIndexOp>(loc, extent));
+    idx = b.create<arith::SelectOp>(loc, neg, wrapped, idx);
+  }
+  idx = b.create<arith::MaxSIOp>(loc, idx, zero);
+  return b.create<arith::MinSIOp>(
+      loc, idx,
+      b.create<arith::ConstantIndexOp>(loc, std::max<int64_t>(extent - 1, 0)));
+}
+
+struct GatherLowering : OpRewritePattern<GatherOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(GatherOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto resultType = cast<RankedTensorType>(op.getType());
+    Value data = op.getData(), indices = op.getIndices();
+    RankedTensorType dt = tensorType(data), it = tensorType(indices);
+    int64_t axis = op.getAxis(), ir = it.getRank(), rank = resultType.getRank();
+    if (dt.getDimSize(axis) == 0 && resultType.getNumElements() != 0)
+      return rewriter.notifyMatchFailure(op, "gather from an empty axis");
+    SmallVector<AffineExpr> idxExprs;
+    for (int64_t i = 0; i < ir; ++i)
+      idxExprs.push_back(rewriter.getAffineDimExpr(axis + i));
+    SmallVector<AffineMap> maps{
+        AffineMap::get(rank, 0, idxExprs, rewriter.getContext()),
+        rewriter.getMultiDimIdentityMap(rank)};
+    SmallVector<utils::IteratorType> iterators(rank,
+                                               utils::IteratorType::parallel);
+    auto generic = rewriter.create<linalg::GenericOp>(
+        loc, resultType, indices, emptyTensor(rewriter, loc, resultType), maps,
+        iterators, [&](OpBuilder &b, Location l, ValueRange args) {
+          Value at = clampIndex(b, l, args[0], dt.getDimSize(axis),
+                                /*wrapNegative=*/true);
+          SmallVector<Value> coords;
+          for (int64_t i = 0; i < axis; ++i)
+            coords.push_back(b.create<linalg::IndexOp>(l, i));
+          coords.push_back(at);
+          for (int64_t i = axis + 1; i < dt.getRank(); ++i)
+            coords.push_back(b.create<linalg::IndexOp>(l, i - 1 + ir));
+          b.create<linalg::YieldOp>(
+              l, b.create<tensor::ExtractOp>(l, data, coords).getResult());
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
+struct CrossEntropyLowering : OpRewritePattern<CrossEntropyOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(CrossEntropyOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value labels = op.getLabels();
+    RankedTensorType lt = tensorType(op.getLogits()),
+                     labelType = tensorType(labels);
+    Type et = lt.getElementType(), ct = computeType(et);
+    int64_t axis = op.getClassAxis(), rank = labelType.getRank();
+    int64_t classes = lt.getDimSize(axis);
+    if (classes == 0 && labelType.getNumElements() != 0)
+      return rewriter.notifyMatchFailure(op, "no classes");
+    Value lsm = logSoftmax(rewriter, loc, op.getLogits(), axis);
+    std::optional<int64_t> ignore = op.getIgnoreIndex();
+    // One pass over the labels accumulates the loss and the count.
+    auto scalarType = RankedTensorType::get({}, ct);
+    Value zero = filledTensor(rewriter, loc, scalarType,
+                              cast<TypedAttr>(rewriter.getZeroAttr(ct)));
+    SmallVector<AffineMap> maps{
+        rewriter.getMultiDimIdentityMap(rank),
+        AffineMap::get(rank, 0, {}, rewriter.getContext()),
+        AffineMap::get(rank, 0, {}, rewriter.getContext())};
+    SmallVector<utils::IteratorType> iterators(rank,
+                                               utils::IteratorType::reduction);
+    auto generic = rewriter.create<linalg::GenericOp>(
+        loc, TypeRange{scalarType, scalarType}, labels, ValueRange{zero, zero},
+        maps, iterators, [&](OpBuilder &b, Location l, ValueRange args) {
+          Value label = args[0];
+          Value valid = b.create<arith::ConstantIntOp>(l, 1, 1);
+          if (ignore)
+            valid = b.create<arith::CmpIOp>(
+                l, arith::CmpIPredicate::ne, label,
+                intConst(b, l, label.getType(), *ignore));
+          Value cls = clampIndex(b, l, label, classes, /*wrapNegative=*/false);
+          SmallVector<Value> coords;
+          for (int64_t i = 0; i < rank; ++i) {
+            if (i == axis)
+              coords.push_back(cls);
+            coords.push_back(b.create<linalg::IndexOp>(l, i));
+          }
+          if (axis == rank)
+            coords.push_back(cls);
+          Value v = toCompute(
+              b, l, b.create<tensor::ExtractOp>(l, lsm, coords).getResult());
+          Value zeroC = floatConst(b, l, ct, 0.0);
+          Value loss = b.create<arith::SelectOp>(
+              l, valid, b.create<arith::NegFOp>(l, v), zeroC);
+          Value one = b.create<arith::SelectOp>(
+              l, valid, floatConst(b, l, ct, 1.0), zeroC);
+          auto sum = b.create<arith::AddFOp>(l, args[1], loss);
+          sum.setFastmathAttr(reductionFlags(b));
+          auto count = b.create<arith::AddFOp>(l, args[2], one);
+          b.create<linalg::YieldOp>(l, ValueRange{sum, count});
+        });
+    auto resultType = cast<RankedTensorType>(op.getType());
+    Value r = buildElementwise(
+        rewriter, loc, resultType,
+        ValueRange{generic.getResult(0), generic.getResult(1)},
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          return fromCompute(b, l, b.create<arith::DivFOp>(l, a[0], a[1]), et);
+        });
+    rewriter.replaceOp(op, r);
+    return success();
+  }
+};
+
+template <typename OpTy> struct ReshapeLikeLowering : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+    rewriter.replaceOp(op, reshapeTo(rewriter, op.getLoc(), op->getOperand(0),
+                                     resultType.getShape()));
+    return success();
+  }
+};
+
+struct TransposeLowering : OpRewritePattern<TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(TransposeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto resultType = cast<RankedTensorType>(op.getType());
+    Value init = emptyTensor(rewriter, op.getLoc(), resultType);
+    rewriter.replaceOp(op, rewriter
+                               .create<linalg::TransposeOp>(op.getLoc(),
+                                                            op.getInput(), init,
+                                                            op.getPermutation())
+                               .getResult()[0]);
+    return success();
+  }
+};
+
+struct BroadcastToLowering : OpRewritePattern<BroadcastToOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(BroadcastToOp op,
+                                PatternRewriter &rewriter) const override {
+    auto resultType = cast<RankedTensorType>(op.getType());
+    rewriter.replaceOp(op, broadcastTo(rewriter, op.getLoc(), op.getInput(),
+                                       resultType.getShape()));
+    return success();
+  }
+};
+
+struct ConcatLowering : OpRewritePattern<ConcatOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ConcatOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto resultType = cast<RankedTensorType>(op.getType());
+    int64_t axis = op.getAxis(), rank = resultType.getRank();
+    Value acc = emptyTensor(rewriter, loc, resultType);
+    int64_t offset = 0;
+    for (Value in : op.getInputs()) {
+      RankedTensorType t = tensorType(in);
+      SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0)), sizes,
+          strides(rank, rewriter.getIndexAttr(1));
+      for (int64_t d : t.getShape())
+        sizes.push_back(rewriter.getIndexAttr(d));
+      offsets[axis] = rewriter.getIndexAttr(offset);
+      offset += t.getDimSize(axis);
+      acc = rewriter.create<tensor::InsertSliceOp>(loc, in, acc, offsets, sizes,
+                                                   strides);
+    }
+    rewriter.replaceOp(op, acc);
+    return success();
+  }
+};
+
+struct SliceLowering : OpRewritePattern<SliceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(SliceOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto resultType = cast<RankedTensorType>(op.getType());
+    ArrayRef<int64_t> offsets = op.getOffsets(), sizes = op.getSizes(),
+                      strides = op.getStrides();
+    if (llvm::all_of(strides, [](int64_t s) { return s > 0; })) {
+      rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(
+          op, resultType, op.getInput(), ValueRange{}, ValueRange{},
+          ValueRange{}, offsets, sizes, strides);
+      return success();
+    }
+    Value input = op.getInput();
+    Value r = buildIndexed(
+        rewriter, loc, resultType,
+        [&](OpBuilder &b, Location l, ArrayRef<Value> idx) -> Value {
+          SmallVector<Value> coords;
+          for (size_t d = 0; d < idx.size(); ++d)
+            coords.push_back(b.create<arith::AddIOp>(
+                l, b.create<arith::ConstantIndexOp>(l, offsets[d]),
+                b.create<arith::MulIOp>(
+                    l, idx[d],
+                    b.create<arith::ConstantIndexOp>(l, strides[d]))));
+          return b.create<tensor::ExtractOp>(l, input, coords);
+        });
+    rewriter.replaceOp(op, r);
+    return success();
+  }
+};
+
+struct SplitLowering : OpRewritePattern<SplitOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(SplitOp op,
+                                PatternRewriter &rewriter) const override {
+    RankedTensorType t = tensorType(op.getInput());
+    int64_t axis = op.getAxis(), offset = 0;
+    SmallVector<Value> results;
+    for (auto [size, result] : llvm::zip(op.getSizes(), op.getResults())) {
+      SmallVector<int64_t> offsets(t.getRank(), 0), sizes(t.getShape()),
+          strides(t.getRank(), 1);
+      offsets[axis] = offset;
+      sizes[axis] = size;
+      offset += size;
+      results.push_back(rewriter.create<tensor::ExtractSliceOp>(
+          op.getLoc(), cast<RankedTensorType>(result.getType()), op.getInput(),
+          ValueRange{}, ValueRange{}, ValueRange{}, offsets, sizes, strides));
+    }
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
+struct PadLowering : OpRewritePattern<PadOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(PadOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto resultType = cast<RankedTensorType>(op.getType());
+    RankedTensorType in = tensorType(op.getInput());
+    Type et = in.getElementType();
+    ArrayRef<int64_t> low = op.getLow(), high = op.getHigh();
+    if (op.getMode() == PadMode::Constant) {
+      TypedAttr value = op.getValueAttr()
+                            ? op.getValueAttr()
+                            : cast<TypedAttr>(rewriter.getZeroAttr(et));
+      Value pad = rewriter.create<arith::ConstantOp>(loc, value);
+      SmallVector<OpFoldResult> lo, hi;
+      for (auto [l, h] : llvm::zip(low, high)) {
+        lo.push_back(rewriter.getIndexAttr(l));
+        hi.push_back(rewriter.getIndexAttr(h));
+      }
+      // Negative pads crop: pad the positive part, then slice.
+      bool crops = llvm::any_of(low, [](int64_t v) { return v < 0; }) ||
+                   llvm::any_of(high, [](int64_t v) { return v < 0; });
+      if (!crops) {
+        rewriter.replaceOpWithNewOp<tensor::PadOp>(op, resultType,
+                                                   op.getInput(), lo, hi, pad);
+        return success();
+      }
+    }
+    if (resultType.getNumElements() == 0) {
+      rewriter.replaceOp(op, emptyTensor(rewriter, loc, resultType));
+      return success();
+    }
+    if (in.getNumElements() == 0 && op.getMode() != PadMode::Constant)
+      return op.emitError("cannot ")
+             << stringifyPadMode(op.getMode())
+             << "-pad an empty tensor to a non-empty one";
+    bool reflect = op.getMode() == PadMode::Reflect;
+    bool constant = op.getMode() == PadMode::Constant;
+    Value input = op.getInput();
+    Value r = buildIndexed(
+        rewriter, loc, resultType,
+        [&](OpBuilder &b, Location l, ArrayRef<Value> idx) -> Value {
+          SmallVector<Value> coords;
+          Value inside = b.create<arith::ConstantIntOp>(l, 1, 1);
+          for (size_t d = 0; d < idx.size(); ++d) {
+            int64_t n = in.getDimSize(d);
+            Value zero = b.create<arith::ConstantIndexOp>(l, 0);
+            Value last = b.create<arith::ConstantIndexOp>(l, n - 1);
+            Value i = b.create<arith::SubIOp>(
+                l, idx[d], b.create<arith::ConstantIndexOp>(l, low[d]));
+            if (constant) {
+              Value ge = b.create<arith::CmpIOp>(l, arith::CmpIPredicate::sge,
+                                                 i, zero);
+              Value le = b.create<arith::CmpIOp>(l, arith::CmpIPredicate::sle,
+                                                 i, last);
+              inside = b.create<arith::AndIOp>(
+                  l, inside, b.create<arith::AndIOp>(l, ge, le));
+            } else if (reflect) {
+              // -i before the start, 2(n-1) - i after the end.
+              i = b.create<arith::SelectOp>(
+                  l,
+                  b.create<arith::CmpIOp>(l, arith::CmpIPredicate::slt, i,
+                                          zero),
+                  b.create<arith::SubIOp>(l, zero, i), i);
+              Value twice = b.create<arith::ConstantIndexOp>(l, 2 * (n - 1));
+              i = b.create<arith::SelectOp>(
+                  l,
+                  b.create<arith::CmpIOp>(l, arith::CmpIPredicate::sgt, i,
+                                          last),
+                  b.create<arith::SubIOp>(l, twice, i), i);
+            }
+            i = b.create<arith::MinSIOp>(
+                l, b.create<arith::MaxSIOp>(l, i, zero), last);
+            coords.push_back(i);
+          }
+          Value v = b.create<tensor::ExtractOp>(l, input, coords);
+          if (!constant)
+            return v;
+          TypedAttr value = op.getValueAttr()
+                                ? op.getValueAttr()
+                                : cast<TypedAttr>(b.getZeroAttr(et));
+          return b.create<arith::SelectOp>(
+              l, inside, v, b.create<arith::ConstantOp>(l, value));
+        });
+    rewriter.replaceOp(op, r);
+    return success();
+  }
+};
+
+struct TriluLowering : OpRewritePattern<TriluOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(TriluOp op,
+                                PatternRewriter &rewriter) const override {
+    auto type = cast<RankedTensorType>(op.getType());
+    int64_t rank = type.getRank(), k = op.getK();
+    bool upper = op.getUpper();
+    Type et = type.getElementType();
+    Value r = mapWithStats(
+        rewriter, op.getLoc(), op.getInput(), {}, {}, {}, {}, et,
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          Value row = b.create<linalg::IndexOp>(l, rank - 2);
+          Value col = b.create<linalg::IndexOp>(l, rank - 1);
+          Value diff = b.create<arith::SubIOp>(l, col, row);
+          Value kc = b.create<arith::ConstantIndexOp>(l, k);
+          Value keep = b.create<arith::CmpIOp>(
+              l, upper ? arith::CmpIPredicate::sge : arith::CmpIPredicate::sle,
+              diff, kc);
+          return b.create<arith::SelectOp>(l, keep, a[0], zeroOf(b, l, et))
+              .getResult();
+        });
+    rewriter.replaceOp(op, r);
+    return success();
+  }
+};
+
+struct ConvertNNToLinalg
+    : loom::impl::ConvertNNToLinalgBase<ConvertNNToLinalg> {
+  void runOnOperation() override {
+    MLIRContext *ctx = &getContext();
+    ConversionTarget target(*ctx);
+    target.addIllegalDialect<NNDialect>();
+    target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect,
+                           math::MathDialect, tensor::TensorDialect,
+                           func::FuncDialect>();
+    // The patterns build static shapes only.
+    WalkResult dynamic = getOperation()->walk([](Operation *op) {
+      if (!isa<NNDialect>(op->getDialect()))
+        return WalkResult::advance();
+      SmallVector<Type> types(op->getOperandTypes());
+      llvm::append_range(types, op->getResultTypes());
+      for (Type t : types)
+        if (auto rt = dyn_cast<RankedTensorType>(t);
+            rt && !rt.hasStaticShape()) {
+          op->emitError("cannot lower an op on a tensor of dynamic shape (")
+              << rt << ") to linalg; fix the model's input shapes";
+          return WalkResult::interrupt();
+        }
+      return WalkResult::advance();
+    });
+    if (dynamic.wasInterrupted())
+      return signalPassFailure();
+    RewritePatternSet patterns(ctx);
+    populateNNToLinalgPatterns(patterns);
+    if (failed(applyPartialConversion(getOperation(), target,
+                                      std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace
+
+void loom::populateNNToLinalgPatterns(RewritePatternSet &patterns) {
+  patterns
+      .add<ExpLowering, LogLowering, SqrtLowering, RsqrtLowering, TanhLowering,
+           ErfLowering, ReciprocalLowering, SigmoidLowering, GeluLowering,
+           NegLowering, AbsLowering, ReluLowering, AddLowering, SubLowering,
+           MulLowering, DivLowering, PowLowering, MaxLowering, MinLowering,
+           CompareLowering, WhereLowering, CastLowering, ConstantLowering,
+           ParameterLowering, RangeLowering, MatmulLowering, Conv2dLowering,
+           MaxPoolLowering, AvgPoolLowering, ReduceSumLowering,
+           ReduceMaxLowering, ReduceMinLowering, ReduceMeanLowering,
+           GlobalAvgPoolLowering, GlobalMaxPoolLowering, SoftmaxLowering,
+           LogSoftmaxLowering, LayerNormLowering, BatchNormLowering,
+           GatherLowering, CrossEntropyLowering, ReshapeLikeLowering<ReshapeOp>,
+           ReshapeLikeLowering<SqueezeOp>, ReshapeLikeLowering<UnsqueezeOp>,
+           TransposeLowering, BroadcastToLowering, ConcatLowering,
+           SliceLowering, SplitLowering, PadLowering, TriluLowering>(
+          patterns.getContext());
+}

@@ -1,0 +1,761 @@
+//===- CPUTarget.cpp - Compile nn modules to native CPU artifacts ---------===//
+
+#include "loom/Target/CPUTarget.h"
+#include "loom/Conversion/Passes.h"
+#include "loom/Dialect/NN/NNOps.h"
+
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Math/Transforms/Approximation.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mlir/Transforms/RegionUtils.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Host.h"
+
+using namespace mlir;
+using namespace loom;
+using namespace loom::cpu;
+using loom::nn::ConstantOp;
+using loom::nn::ParameterOp;
+
+namespace {
+
+/// Replaces f32 transcendental math with polynomial approximations, which
+/// LLVM vectorises (libm calls would keep loops scalar).
+struct ApproximateMath : PassWrapper<ApproximateMath, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(ApproximateMath)
+  StringRef getArgument() const override { return "loom-approximate-math"; }
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    populateMathPolynomialApproximationPatterns(patterns);
+    if (failed(
+            applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+/// Fuses elementwise producers into consumers that read each produced
+/// element once (elementwise ops and reductions). Upstream's default would
+/// also fuse into matmuls, recomputing the producer for every output column
+/// and taking the matmul away from BLAS.
+struct FuseElementwise : PassWrapper<FuseElementwise, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(FuseElementwise)
+  StringRef getArgument() const override { return "loom-fuse-elementwise"; }
+  StringRef getDescription() const override {
+    return "Fuse elementwise linalg.generics into consumers that read each "
+           "element once";
+  }
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    linalg::ControlFusionFn control = [](OpOperand *operand) {
+      Operation *producer = operand->get().getDefiningOp();
+      auto consumer = dyn_cast<linalg::GenericOp>(operand->getOwner());
+      if (!producer || !consumer || !producer->hasOneUse())
+        return false;
+      AffineMap map = consumer.getMatchingIndexingMap(operand);
+      return map.isPermutation();
+    };
+    linalg::populateElementwiseOpsFusionPatterns(patterns, control);
+    linalg::populateEraseUnusedOperandsAndResultsPatterns(patterns);
+    if (failed(
+            applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+/// Moves every linalg op on buffers into its own internal, non-inlined
+/// function. One function per op keeps LLVM's loop analyses (quadratic in
+/// function size) fast on large models, and names each op in profiles.
+struct OutlineKernels : PassWrapper<OutlineKernels, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(OutlineKernels)
+  StringRef getArgument() const override { return "loom-outline-kernels"; }
+  StringRef getDescription() const override {
+    return "Outline each linalg op on buffers into a non-inlined function";
+  }
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *ctx = &getContext();
+    SymbolTable symbols(module);
+    SmallVector<linalg::LinalgOp> ops;
+    for (auto fn : module.getOps<func::FuncOp>())
+      fn.walk([&](linalg::LinalgOp op) {
+        if (op.hasPureBufferSemantics() &&
+            !op->getParentOfType<linalg::LinalgOp>())
+          ops.push_back(op);
+      });
+    OpBuilder mb = OpBuilder::atBlockEnd(module.getBody());
+    auto internal =
+        LLVM::LinkageAttr::get(ctx, LLVM::linkage::Linkage::Internal);
+    unsigned counter = 0;
+    for (linalg::LinalgOp op : ops) {
+      llvm::SetVector<Value> captured;
+      getUsedValuesDefinedAbove(op->getRegions(), captured);
+      llvm::SetVector<Value> args(op->operand_begin(), op->operand_end());
+      SmallVector<Operation *> constants;
+      for (Value v : captured) {
+        Operation *def = v.getDefiningOp();
+        if (def && def->hasTrait<OpTrait::ConstantLike>())
+          constants.push_back(def);
+        else
+          args.insert(v);
+      }
+      SmallVector<Type> types;
+      for (Value v : args)
+        types.push_back(v.getType());
+      std::string name =
+          ("loom_op" + Twine(counter++) + "_" + op->getName().stripDialect())
+              .str();
+      auto fn = mb.create<func::FuncOp>(op.getLoc(), name,
+                                        mb.getFunctionType(types, {}));
+      fn.setPrivate();
+      fn->setAttr("llvm.linkage", internal);
+      fn->setAttr("passthrough",
+                  ArrayAttr::get(ctx, {StringAttr::get(ctx, "noinline")}));
+      Block *body = fn.addEntryBlock();
+      OpBuilder b = OpBuilder::atBlockBegin(body);
+      IRMapping mapping;
+      for (auto [v, arg] : llvm::zip(args, body->getArguments()))
+        mapping.map(v, arg);
+      for (Operation *c : constants)
+        b.clone(*c, mapping);
+      b.clone(*op, mapping);
+      b.create<func::ReturnOp>(op.getLoc());
+      OpBuilder cb(op);
+      cb.create<func::CallOp>(op.getLoc(), fn, args.getArrayRef());
+      op->erase();
+    }
+  }
+};
+
+/// The pipeline from nn on tensors to the LLVM dialect.
+constexpr const char *kLinalgPipeline =
+    "convert-nn-to-linalg,canonicalize,cse,loom-fuse-elementwise,"
+    "canonicalize,cse";
+constexpr const char *kLLVMPipeline =
+    "one-shot-bufferize{bufferize-function-boundaries "
+    "function-boundary-type-conversion=identity-layout-map},"
+    "buffer-results-to-out-params{hoist-static-allocs=true},"
+    "convert-linalg-to-kernels,"
+    "buffer-deallocation-pipeline,convert-bufferization-to-memref,"
+    "loom-outline-kernels,"
+    "convert-linalg-to-loops,canonicalize,cse,expand-strided-metadata,"
+    "lower-affine,loom-approximate-math,convert-math-to-funcs,"
+    "convert-scf-to-cf,convert-math-to-llvm,convert-math-to-libm,"
+    "finalize-memref-to-llvm{use-generic-functions},convert-arith-to-llvm,"
+    "convert-index-to-llvm,"
+    "convert-func-to-llvm,convert-cf-to-llvm,reconcile-unrealized-casts";
+
+constexpr const char *kEntryName = "loom_entry";
+constexpr const char *kProgramName = "loom_program";
+
+struct TensorSpec {
+  std::string name;
+  RankedTensorType type;
+  ElementsAttr value; // parameters only
+  uint64_t offset = 0;
+  uint64_t nbytes = 0;
+};
+
+std::string dtypeName(Type t) {
+  if (t.isF32())
+    return "float32";
+  if (t.isF64())
+    return "float64";
+  if (t.isF16())
+    return "float16";
+  if (t.isBF16())
+    return "bfloat16";
+  if (t.isInteger(1))
+    return "bool";
+  if (auto it = dyn_cast<IntegerType>(t))
+    return "int" + std::to_string(it.getWidth());
+  return "";
+}
+
+uint64_t elementBytes(Type t) {
+  return t.isInteger(1) ? 1 : t.getIntOrFloatBitWidth() / 8;
+}
+
+uint64_t byteSize(RankedTensorType t) {
+  return static_cast<uint64_t>(t.getNumElements()) *
+         elementBytes(t.getElementType());
+}
+
+/// The bytes of a float or wide-integer elements attribute, row-major.
+std::string rawBytes(ElementsAttr attr) {
+  if (auto resource = dyn_cast<DenseResourceElementsAttr>(attr)) {
+    if (AsmResourceBlob *blob = resource.getRawHandle().getBlob()) {
+      ArrayRef<char> data = blob->getData();
+      return std::string(data.data(), data.size());
+    }
+    return "";
+  }
+  auto dense = cast<DenseElementsAttr>(attr);
+  ArrayRef<char> raw = dense.getRawData();
+  if (!dense.isSplat())
+    return std::string(raw.data(), raw.size());
+  std::string out;
+  int64_t n = dense.getNumElements();
+  out.reserve(raw.size() * n);
+  for (int64_t i = 0; i < n; ++i)
+    out.append(raw.data(), raw.size());
+  return out;
+}
+
+StringRef nameAttrOf(DictionaryAttr attrs) {
+  if (attrs)
+    if (auto name = attrs.getAs<StringAttr>("nn.name"))
+      return name.getValue();
+  return "";
+}
+
+FailureOr<func::FuncOp> findEntry(ModuleOp module) {
+  func::FuncOp entry;
+  for (auto fn : module.getOps<func::FuncOp>()) {
+    if (fn.isExternal() || fn.isPrivate())
+      continue;
+    if (entry) {
+      emitError(fn.getLoc())
+          << "cannot compile a module with more than one public function ('@"
+          << entry.getSymName() << "' and '@" << fn.getSymName() << "')";
+      return failure();
+    }
+    entry = fn;
+  }
+  if (!entry) {
+    emitError(module.getLoc())
+        << "the module has no public function to compile";
+    return failure();
+  }
+  return entry;
+}
+
+/// Checks the signature, moves parameters to leading arguments and records
+/// what the manifest lists.
+LogicalResult prepareEntry(func::FuncOp fn, SmallVectorImpl<TensorSpec> &params,
+                           SmallVectorImpl<TensorSpec> &inputs,
+                           SmallVectorImpl<TensorSpec> &outputs) {
+  auto checkType = [&](Type t, StringRef what, unsigned i) -> LogicalResult {
+    auto rt = dyn_cast<RankedTensorType>(t);
+    if (!rt || !rt.hasStaticShape() || dtypeName(rt.getElementType()).empty())
+      return emitError(fn.getLoc())
+             << what << " #" << i << " has type " << t
+             << "; the CPU backend needs tensors of static shape (fix "
+                "dynamic dimensions with --input-shape)";
+    return success();
+  };
+  FunctionType type = fn.getFunctionType();
+  for (auto [i, t] : llvm::enumerate(type.getInputs())) {
+    if (failed(checkType(t, "input", i)))
+      return failure();
+    std::string name = nameAttrOf(fn.getArgAttrDict(i)).str();
+    inputs.push_back({name.empty() ? "input" + std::to_string(i) : name,
+                      cast<RankedTensorType>(t),
+                      {},
+                      0,
+                      0});
+  }
+  for (auto [i, t] : llvm::enumerate(type.getResults())) {
+    if (failed(checkType(t, "result", i)))
+      return failure();
+    std::string name = nameAttrOf(fn.getResultAttrDict(i)).str();
+    outputs.push_back({name.empty() ? "output" + std::to_string(i) : name,
+                       cast<RankedTensorType>(t),
+                       {},
+                       0,
+                       0});
+  }
+
+  // Parameters become leading arguments; one argument per distinct name.
+  llvm::StringMap<unsigned> byName;
+  SmallVector<ParameterOp> paramOps;
+  fn.walk([&](ParameterOp op) { paramOps.push_back(op); });
+  Block &body = fn.getBody().front();
+  uint64_t offset = 0;
+  for (ParameterOp op : paramOps) {
+    auto it = byName.find(op.getName());
+    if (it == byName.end()) {
+      unsigned index = params.size();
+      auto rt = cast<RankedTensorType>(op.getType());
+      uint64_t nbytes = byteSize(rt);
+      params.push_back({op.getName().str(), rt, op.getValue(), offset, nbytes});
+      offset = llvm::alignTo(offset + nbytes, 64);
+      fn.insertArgument(index, rt, {}, op.getLoc());
+      it = byName.insert({op.getName(), index}).first;
+    }
+    BlockArgument arg = body.getArgument(it->second);
+    if (arg.getType() != op.getType())
+      return op.emitError("parameter '")
+             << op.getName() << "' appears with two types: " << arg.getType()
+             << " and " << op.getType();
+    op.getResult().replaceAllUsesWith(arg);
+    op.erase();
+  }
+  // The program never writes its parameters and inputs (they may be
+  // read-only mappings); bufferization must copy before writing.
+  for (unsigned i = 0; i < fn.getNumArguments(); ++i)
+    fn.setArgAttr(i, bufferization::BufferizationDialect::kWritableAttrName,
+                  BoolAttr::get(fn.getContext(), false));
+
+  // Constants backed by resource blobs become plain dense attributes, which
+  // the LLVM translation emits as globals.
+  fn.walk([&](ConstantOp op) {
+    if (auto resource = dyn_cast<DenseResourceElementsAttr>(op.getValue())) {
+      std::string bytes = rawBytes(resource);
+      op.setValueAttr(DenseElementsAttr::getFromRawBuffer(
+          resource.getType(), ArrayRef<char>(bytes.data(), bytes.size())));
+    }
+  });
+  return success();
+}
+
+/// Gives every result its own buffer produced inside the function: MLIR
+/// 19's buffer-results-to-out-params{hoist-static-allocs} crashes on a
+/// returned argument, and two results must not share one out-parameter.
+/// Runs on linalg, after the canonicalisations that fold copies away.
+void copyAliasedResults(ModuleOp module) {
+  FailureOr<func::FuncOp> entry = findEntry(module);
+  if (failed(entry))
+    return;
+  func::FuncOp fn = *entry;
+  auto ret = cast<func::ReturnOp>(fn.getBody().front().getTerminator());
+  OpBuilder builder(ret);
+  llvm::SmallPtrSet<Value, 8> seen;
+  for (OpOperand &operand : ret->getOpOperands()) {
+    Value v = operand.get();
+    if (!isa<BlockArgument>(v) && seen.insert(v).second)
+      continue;
+    auto rt = cast<RankedTensorType>(v.getType());
+    Value init = builder.create<tensor::EmptyOp>(ret.getLoc(), rt.getShape(),
+                                                 rt.getElementType());
+    operand.set(
+        builder.create<linalg::CopyOp>(ret.getLoc(), v, init).getResult(0));
+  }
+}
+
+LogicalResult runPipeline(ModuleOp module, StringRef pipeline) {
+  PassManager pm(module.getContext());
+  std::string error;
+  llvm::raw_string_ostream os(error);
+  if (failed(parsePassPipeline(pipeline, pm, os))) {
+    emitError(module.getLoc()) << "internal error: bad pipeline: " << error;
+    return failure();
+  }
+  return pm.run(module);
+}
+
+void registerTargetPasses() {
+  static bool once = [] {
+    mlir::registerAllPasses();
+    registerLoomConversionPasses();
+    PassRegistration<ApproximateMath>();
+    PassRegistration<FuseElementwise>();
+    PassRegistration<OutlineKernels>();
+    return true;
+  }();
+  (void)once;
+}
+
+/// Shapes of the entry's buffers in call order (parameters, inputs,
+/// outputs).
+SmallVector<RankedTensorType> bufferTypes(ArrayRef<TensorSpec> params,
+                                          ArrayRef<TensorSpec> inputs,
+                                          ArrayRef<TensorSpec> outputs) {
+  SmallVector<RankedTensorType> types;
+  for (ArrayRef<TensorSpec> group : {params, inputs, outputs})
+    for (const TensorSpec &s : group)
+      types.push_back(s.type);
+  return types;
+}
+
+/// Adds `void loom_entry(void **buffers)`, which builds the memref
+/// descriptors of the contiguous buffers and calls the program.
+LogicalResult addEntryWrapper(llvm::Module &module,
+                              ArrayRef<RankedTensorType> types, Location loc) {
+  llvm::Function *program = module.getFunction(kProgramName);
+  if (!program)
+    return emitError(loc) << "internal error: no " << kProgramName;
+  llvm::LLVMContext &ctx = module.getContext();
+  auto *ptrTy = llvm::PointerType::get(ctx, 0);
+  auto *i64 = llvm::Type::getInt64Ty(ctx);
+  auto *fnTy =
+      llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptrTy}, false);
+  llvm::Function *entry = llvm::Function::Create(
+      fnTy, llvm::GlobalValue::ExternalLinkage, kEntryName, module);
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", entry));
+  SmallVector<llvm::Value *> args;
+  for (auto [i, t] : llvm::enumerate(types)) {
+    llvm::Value *slot = b.CreateConstGEP1_64(ptrTy, entry->getArg(0), i);
+    llvm::Value *p = b.CreateLoad(ptrTy, slot);
+    args.append({p, p, llvm::ConstantInt::get(i64, 0)});
+    for (int64_t d : t.getShape())
+      args.push_back(llvm::ConstantInt::get(i64, d));
+    int64_t stride = 1;
+    SmallVector<llvm::Value *> strides;
+    for (int64_t d : llvm::reverse(t.getShape())) {
+      strides.push_back(llvm::ConstantInt::get(i64, stride));
+      stride *= d;
+    }
+    args.append(strides.rbegin(), strides.rend());
+  }
+  if (program->arg_size() != args.size())
+    return emitError(loc) << "internal error: " << kProgramName << " takes "
+                          << program->arg_size() << " arguments, expected "
+                          << args.size();
+  b.CreateCall(program, args);
+  b.CreateRetVoid();
+  // Internal, so LLVM specialises it for the constant shapes and inlines it.
+  program->setLinkage(llvm::GlobalValue::InternalLinkage);
+  return success();
+}
+
+/// LLVM's O3 without loop unrolling: the loops have constant trip counts,
+/// and fully unrolled and peeled copies of hundreds of loop nests cost
+/// seconds of code generation for no measured speed-up. Vectorisation
+/// (with interleaving) stays.
+void optimizeModule(llvm::Module &module, llvm::TargetMachine &machine) {
+  llvm::PipelineTuningOptions tuning;
+  tuning.LoopUnrolling = false;
+  tuning.LoopInterleaving = true;
+  tuning.LoopVectorization = true;
+  tuning.SLPVectorization = true;
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PassBuilder pb(&machine, tuning);
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::ModulePassManager mpm =
+      pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+  mpm.run(module, mam);
+}
+
+struct HostTarget {
+  std::unique_ptr<llvm::TargetMachine> machine;
+  std::string triple, cpu;
+  std::vector<std::string> features; // those the runtime checks
+};
+
+FailureOr<HostTarget> makeTarget(StringRef cpuOption, Location loc) {
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  HostTarget host;
+  host.triple = llvm::sys::getDefaultTargetTriple();
+  std::string error;
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(host.triple, error);
+  if (!target)
+    return emitError(loc) << "no LLVM target for " << host.triple << ": "
+                          << error;
+  std::string featureString;
+  if (cpuOption == "native") {
+    host.cpu = llvm::sys::getHostCPUName().str();
+    llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
+    if (!features.empty()) {
+      SmallVector<std::string> parts;
+      for (auto &f : features)
+        parts.push_back((f.second ? "+" : "-") + f.first().str());
+      llvm::sort(parts);
+      featureString = llvm::join(parts, ",");
+      for (const char *checked : {"avx", "avx2", "fma", "avx512f", "avx512bw",
+                                  "avx512dq", "avx512vl"})
+        if (features.lookup(checked))
+          host.features.push_back(checked);
+    }
+  } else {
+    host.cpu = cpuOption.str();
+  }
+  std::unique_ptr<llvm::MCSubtargetInfo> sti(
+      target->createMCSubtargetInfo(host.triple, "", ""));
+  if (sti && !sti->isCPUStringValid(host.cpu))
+    return emitError(loc) << "unknown CPU '" << host.cpu
+                          << "' for --cpu (try 'native', 'x86-64-v3' or "
+                             "'skylake-avx512')";
+  llvm::TargetOptions options;
+  host.machine.reset(target->createTargetMachine(
+      host.triple, host.cpu, featureString, options, llvm::Reloc::PIC_,
+      std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+  if (!host.machine)
+    return emitError(loc) << "cannot create a target machine for "
+                          << host.triple;
+  return host;
+}
+
+LogicalResult writeFile(StringRef path, StringRef data, Location loc) {
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_None);
+  if (!ec) {
+    os << data;
+    os.close();
+    ec = os.error();
+  }
+  if (ec)
+    return emitError(loc) << "cannot write '" << path << "': " << ec.message();
+  return success();
+}
+
+std::string manifestJSON(ArrayRef<TensorSpec> params,
+                         ArrayRef<TensorSpec> inputs,
+                         ArrayRef<TensorSpec> outputs, const HostTarget &host,
+                         const CompileOptions &options) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  llvm::json::OStream j(os, 2);
+  auto tensor = [&](const TensorSpec &s, bool isParam) {
+    j.object([&] {
+      j.attribute("name", s.name);
+      j.attribute("dtype", dtypeName(s.type.getElementType()));
+      j.attributeArray("shape", [&] {
+        for (int64_t d : s.type.getShape())
+          j.value(d);
+      });
+      if (isParam) {
+        j.attribute("offset", static_cast<int64_t>(s.offset));
+        j.attribute("nbytes", static_cast<int64_t>(s.nbytes));
+      }
+    });
+  };
+  j.object([&] {
+    j.attribute("format", "loom-artifact");
+    j.attribute("format_version", kArtifactFormatVersion);
+    j.attribute("runtime_abi", kRuntimeABIVersion);
+    j.attribute("producer", "loomc " LOOM_VERSION);
+    j.attribute("model", options.modelName);
+    j.attributeObject("target", [&] {
+      j.attribute("triple", host.triple);
+      j.attribute("cpu", host.cpu);
+      j.attributeArray("features", [&] {
+        for (const std::string &f : host.features)
+          j.value(f);
+      });
+    });
+    j.attribute("library", "program.so");
+    j.attribute("entry", kEntryName);
+    if (!params.empty())
+      j.attribute("parameter_file", "parameters.bin");
+    j.attributeArray("parameters", [&] {
+      for (const TensorSpec &s : params)
+        tensor(s, true);
+    });
+    j.attributeArray("inputs", [&] {
+      for (const TensorSpec &s : inputs)
+        tensor(s, false);
+    });
+    j.attributeArray("outputs", [&] {
+      for (const TensorSpec &s : outputs)
+        tensor(s, false);
+    });
+  });
+  os << "\n";
+  return text;
+}
+
+/// Links `object` into the shared object `library` with the system
+/// compiler driver.
+LogicalResult linkSharedObject(StringRef object, StringRef library,
+                               Location loc) {
+  std::string linker;
+  for (const char *candidate : {"cc", "gcc", "clang", "clang-19"})
+    if (auto path = llvm::sys::findProgramByName(candidate)) {
+      linker = *path;
+      break;
+    }
+  if (linker.empty())
+    return emitError(loc) << "no C compiler driver (cc, gcc or clang) on "
+                             "PATH to link the program";
+  SmallVector<StringRef> args{linker, "-shared", "-o", library, object, "-lm"};
+  std::string error;
+  SmallString<128> log;
+  llvm::sys::fs::createTemporaryFile("loomc-link", "log", log);
+  std::optional<StringRef> redirects[] = {std::nullopt, StringRef(log),
+                                          StringRef(log)};
+  int rc = llvm::sys::ExecuteAndWait(linker, args, std::nullopt, redirects,
+                                     /*SecondsToWait=*/0, 0, &error);
+  std::string output;
+  if (auto buffer = llvm::MemoryBuffer::getFile(log))
+    output = (*buffer)->getBuffer().str();
+  llvm::sys::fs::remove(log);
+  if (rc != 0)
+    return emitError(loc) << "linking the program with " << linker << " failed"
+                          << (error.empty() ? "" : ": ") << error << "\n"
+                          << output;
+  return success();
+}
+
+} // namespace
+
+LogicalResult loom::cpu::lowerToLLVMDialect(ModuleOp module,
+                                            bool stopAfterLinalg) {
+  registerTargetPasses();
+  FailureOr<func::FuncOp> entry = findEntry(module);
+  if (failed(entry))
+    return failure();
+  SmallVector<TensorSpec> params, inputs, outputs;
+  if (failed(prepareEntry(*entry, params, inputs, outputs)) ||
+      failed(runPipeline(module, kLinalgPipeline)))
+    return failure();
+  copyAliasedResults(module);
+  if (stopAfterLinalg)
+    return success();
+  return runPipeline(module, kLLVMPipeline);
+}
+
+LogicalResult loom::cpu::compileArtifact(ModuleOp module, StringRef outputDir,
+                                         const CompileOptions &options) {
+  registerTargetPasses();
+  Location loc = module.getLoc();
+  FailureOr<func::FuncOp> entry = findEntry(module);
+  if (failed(entry))
+    return failure();
+  SmallVector<TensorSpec> params, inputs, outputs;
+  if (failed(prepareEntry(*entry, params, inputs, outputs)))
+    return failure();
+  entry->setSymName(kProgramName);
+  FailureOr<HostTarget> host = makeTarget(options.cpu, loc);
+  if (failed(host))
+    return failure();
+
+  // An existing output is replaced only if it is an artifact.
+  if (llvm::sys::fs::exists(outputDir)) {
+    SmallString<128> manifest(outputDir);
+    llvm::sys::path::append(manifest, "manifest.json");
+    if (!llvm::sys::fs::is_directory(outputDir) ||
+        !llvm::sys::fs::exists(manifest))
+      return emitError(loc) << "refusing to replace '" << outputDir
+                            << "': it exists and is not a Loom artifact";
+  }
+
+  if (failed(runPipeline(module, kLinalgPipeline)))
+    return failure();
+  copyAliasedResults(module);
+  if (failed(runPipeline(module, kLLVMPipeline)))
+    return failure();
+
+  registerBuiltinDialectTranslation(*module.getContext());
+  registerLLVMDialectTranslation(*module.getContext());
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(module, llvmContext, "loom_program");
+  if (!llvmModule)
+    return emitError(loc) << "internal error: translation to LLVM IR failed";
+  llvmModule->setDataLayout(host->machine->createDataLayout());
+  llvmModule->setTargetTriple(host->triple);
+  if (failed(addEntryWrapper(*llvmModule, bufferTypes(params, inputs, outputs),
+                             loc)))
+    return failure();
+  optimizeModule(*llvmModule, *host->machine);
+  SmallString<0> object;
+  {
+    llvm::raw_svector_ostream os(object);
+    llvm::legacy::PassManager pm;
+    if (host->machine->addPassesToEmitFile(pm, os, nullptr,
+                                           llvm::CodeGenFileType::ObjectFile))
+      return emitError(loc) << "the target cannot emit object files";
+    pm.run(*llvmModule);
+  }
+
+  // Build everything in a fresh directory beside the output, then swap it
+  // in, so a failure leaves any previous artifact untouched.
+  std::string base = outputDir.rtrim('/').str();
+  std::string tmpDir =
+      base + ".tmp-" + std::to_string(llvm::sys::Process::getProcessId());
+  llvm::sys::fs::remove_directories(tmpDir);
+  if (std::error_code ec = llvm::sys::fs::create_directories(tmpDir))
+    return emitError(loc) << "cannot create '" << tmpDir
+                          << "': " << ec.message();
+  auto fail = [&]() {
+    llvm::sys::fs::remove_directories(tmpDir);
+    return failure();
+  };
+  auto inTmp = [&](StringRef name) {
+    SmallString<128> p(tmpDir);
+    llvm::sys::path::append(p, name);
+    return std::string(p);
+  };
+  if (failed(writeFile(inTmp("program.o"), object, loc)) ||
+      failed(linkSharedObject(inTmp("program.o"), inTmp("program.so"), loc)))
+    return fail();
+  if (!options.keepIntermediates)
+    llvm::sys::fs::remove(inTmp("program.o"));
+  if (!params.empty()) {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(inTmp("parameters.bin"), ec,
+                            llvm::sys::fs::OF_None);
+    uint64_t written = 0;
+    for (const TensorSpec &p : params) {
+      if (ec)
+        break;
+      os.write_zeros(p.offset - written);
+      std::string bytes = rawBytes(p.value);
+      if (bytes.size() != p.nbytes) {
+        emitError(loc) << "parameter '" << p.name << "' has " << bytes.size()
+                       << " bytes of data, expected " << p.nbytes;
+        return fail();
+      }
+      os << bytes;
+      written = p.offset + p.nbytes;
+    }
+    os.close();
+    if (ec || os.has_error()) {
+      emitError(loc) << "cannot write '" << inTmp("parameters.bin")
+                     << "': " << (ec ? ec : os.error()).message();
+      os.clear_error();
+      return fail();
+    }
+  }
+  if (failed(writeFile(inTmp("manifest.json"),
+                       manifestJSON(params, inputs, outputs, *host, options),
+                       loc)))
+    return fail();
+
+  std::string old;
+  if (llvm::sys::fs::exists(base)) {
+    old = base + ".old-" + std::to_string(llvm::sys::Process::getProcessId());
+    if (std::error_code ec = llvm::sys::fs::rename(base, old)) {
+      emitError(loc) << "cannot replace '" << base << "': " << ec.message();
+      return fail();
+    }
+  }
+  if (std::error_code ec = llvm::sys::fs::rename(tmpDir, base)) {
+    if (!old.empty())
+      llvm::sys::fs::rename(old, base);
+    emitError(loc) << "cannot create '" << base << "': " << ec.message();
+    return fail();
+  }
+  if (!old.empty())
+    llvm::sys::fs::remove_directories(old);
+  return success();
+}

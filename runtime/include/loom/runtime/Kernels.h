@@ -1,0 +1,49 @@
+//===- Kernels.h - Kernels compiled programs call into ------------*- C -*-===//
+//
+// The symbols here are part of the runtime ABI (LOOM_RUNTIME_ABI_VERSION):
+// programs compiled by loomc leave them undefined and resolve them against
+// libloom_runtime.so. Memref arguments are pointers to MLIR strided memref
+// descriptors (`{T *allocated, T *aligned, int64_t offset, int64_t sizes[R],
+// int64_t strides[R]}`).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LOOM_RUNTIME_KERNELS_H
+#define LOOM_RUNTIME_KERNELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Sets the thread count of the library kernels (OpenBLAS); <= 0 keeps it.
+void loom_set_num_threads(int threads);
+
+/// C += A * B (or A * B^T when transB), rank-2 f32/f64 views.
+void _mlir_ciface_loom_kernel_gemm_f32(void *a, void *b, void *c,
+                                       int32_t transB);
+void _mlir_ciface_loom_kernel_gemm_f64(void *a, void *b, void *c,
+                                       int32_t transB);
+/// The same per batch element of rank-3 views.
+void _mlir_ciface_loom_kernel_batch_gemm_f32(void *a, void *b, void *c,
+                                             int32_t transB);
+void _mlir_ciface_loom_kernel_batch_gemm_f64(void *a, void *b, void *c,
+                                             int32_t transB);
+
+/// Buffer allocation for compiled programs (MLIR's generic allocation
+/// functions). Freed buffers are cached per size and reused.
+void *_mlir_memref_to_llvm_alloc(size_t size);
+void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment, size_t size);
+void _mlir_memref_to_llvm_free(void *p);
+
+/// Strided copy between two unranked memref descriptors (MLIR's lowering of
+/// `memref.copy` calls it for non-contiguous views).
+void memrefCopy(int64_t elemSize, void *src, void *dst);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif // LOOM_RUNTIME_KERNELS_H

@@ -1,0 +1,318 @@
+//===- Manifest.cpp - An artifact's manifest.json -------------------------===//
+
+#include "Manifest.h"
+#include "loom/runtime/Json.h"
+#include "loom/runtime/Support.h"
+#include <unordered_map>
+
+using namespace loom::rt;
+
+namespace {
+constexpr std::string_view artifactFormat = "loom-artifact";
+
+class ManifestReader {
+public:
+  ManifestReader(const std::string &manifestPath,
+                 const std::string &artifactDir, std::string &error,
+                 loom_status &status)
+      : manifestPath(manifestPath), artifactDir(artifactDir), error(error),
+        status(status) {}
+
+  bool read(const json::Value &root, Manifest &manifest);
+
+private:
+  bool fail(const std::string &message, loom_status code = LOOM_ERROR_FORMAT) {
+    error = manifestPath + ": " + message;
+    status = code;
+    return false;
+  }
+
+  bool wrongType(const std::string &keyPath, const char *expected,
+                 const json::Value &value) {
+    return fail("'" + keyPath + "' must be " + expected + ", found " +
+                json::kindName(value.kind()));
+  }
+
+  /// The member `key` of `object`; null (and, if `required`, an error) when
+  /// absent. JSON null counts as absent, so writers may emit null for
+  /// "not set".
+  const json::Value *member(const json::Value &object, const char *key,
+                            const std::string &keyPath, bool required) {
+    const json::Value *value = object.find(key);
+    if (value && !value->isNull())
+      return value;
+    if (required)
+      fail("missing key '" + keyPath + "'");
+    return nullptr;
+  }
+
+  bool getString(const json::Value &object, const char *key,
+                 const std::string &keyPath, bool required, std::string &out) {
+    const json::Value *value = member(object, key, keyPath, required);
+    if (!value)
+      return !required;
+    if (!value->isString())
+      return wrongType(keyPath, "a string", *value);
+    out = value->getString();
+    return true;
+  }
+
+  bool getInteger(const json::Value &object, const char *key,
+                  const std::string &keyPath, int64_t &out) {
+    const json::Value *value = member(object, key, keyPath, true);
+    if (!value)
+      return false;
+    if (!value->isInteger())
+      return wrongType(keyPath, "an integer", *value);
+    out = value->getInteger();
+    return true;
+  }
+
+  bool checkRelativePath(const std::string &keyPath, const std::string &path);
+  bool readTarget(const json::Value &root, Manifest &manifest);
+  bool readTensors(const json::Value &root, const char *key, bool isParameter,
+                   bool required, std::vector<TensorSpec> &tensors);
+  bool readTensor(const json::Value &value, const std::string &keyPath,
+                  bool isParameter, TensorSpec &tensor);
+
+  const std::string &manifestPath;
+  const std::string &artifactDir;
+  std::string &error;
+  loom_status &status;
+};
+} // namespace
+
+bool ManifestReader::read(const json::Value &root, Manifest &manifest) {
+  if (!root.isObject())
+    return fail(std::string("the manifest must be a JSON object, found ") +
+                json::kindName(root.kind()));
+
+  // Identify the file and its version before anything else: a manifest of
+  // another version may use another schema, and the version message is the
+  // useful one then.
+  const json::Value *formatValue = root.find("format");
+  if (!formatValue)
+    return fail("missing key 'format': this is not a Loom artifact manifest "
+                "(expected \"format\": \"loom-artifact\")");
+  if (!formatValue->isString())
+    return wrongType("format", "a string", *formatValue);
+  const std::string &format = formatValue->getString();
+  if (format != artifactFormat)
+    return fail("'format' is " + json::quote(format) + ", expected \"" +
+                std::string(artifactFormat) +
+                "\": this is not a Loom artifact manifest");
+  if (!getInteger(root, "format_version", "format_version",
+                  manifest.formatVersion))
+    return false;
+  if (manifest.formatVersion != LOOM_ARTIFACT_FORMAT_VERSION)
+    return fail("artifact '" + artifactDir + "' has format_version " +
+                    std::to_string(manifest.formatVersion) +
+                    "; this runtime reads format_version " +
+                    std::to_string(LOOM_ARTIFACT_FORMAT_VERSION) +
+                    ": recompile it with a matching loomc",
+                LOOM_ERROR_INCOMPATIBLE);
+  if (!getInteger(root, "runtime_abi", "runtime_abi", manifest.runtimeAbi))
+    return false;
+  if (manifest.runtimeAbi != LOOM_RUNTIME_ABI_VERSION)
+    return fail("artifact '" + artifactDir + "' was built for runtime ABI " +
+                    std::to_string(manifest.runtimeAbi) +
+                    "; this runtime supports ABI " +
+                    std::to_string(LOOM_RUNTIME_ABI_VERSION) +
+                    ": recompile it with a matching loomc",
+                LOOM_ERROR_INCOMPATIBLE);
+
+  if (!getString(root, "producer", "producer", false, manifest.producer) ||
+      !getString(root, "model", "model", false, manifest.model) ||
+      !readTarget(root, manifest))
+    return false;
+
+  if (!getString(root, "library", "library", true, manifest.library) ||
+      !checkRelativePath("library", manifest.library))
+    return false;
+  if (!getString(root, "entry", "entry", true, manifest.entry))
+    return false;
+  if (manifest.entry.empty())
+    return fail("'entry' must name a symbol, found \"\"");
+  if (!getString(root, "parameter_file", "parameter_file", false,
+                 manifest.parameterFile))
+    return false;
+  if (root.find("parameter_file") && !root.find("parameter_file")->isNull() &&
+      !checkRelativePath("parameter_file", manifest.parameterFile))
+    return false;
+
+  if (!readTensors(root, "parameters", /*isParameter=*/true,
+                   /*required=*/false, manifest.parameters) ||
+      !readTensors(root, "inputs", false, true, manifest.inputs) ||
+      !readTensors(root, "outputs", false, true, manifest.outputs))
+    return false;
+
+  if (manifest.parameterFile.empty()) {
+    for (const TensorSpec &parameter : manifest.parameters)
+      if (parameter.nbytes != 0)
+        return fail("'parameters' lists data (" + parameter.name +
+                    ") but there is no 'parameter_file'");
+  }
+  return true;
+}
+
+bool ManifestReader::checkRelativePath(const std::string &keyPath,
+                                       const std::string &path) {
+  // Artifact files live inside the artifact directory; an absolute or
+  // escaping path is a corrupt (or hostile) manifest.
+  if (path.empty())
+    return fail("'" + keyPath + "' must name a file, found \"\"");
+  if (path[0] == '/')
+    return fail("'" + keyPath + "' must be a path inside the artifact, found " +
+                json::quote(path));
+  size_t start = 0;
+  while (start <= path.size()) {
+    size_t end = path.find('/', start);
+    if (end == std::string::npos)
+      end = path.size();
+    if (path.compare(start, end - start, "..") == 0)
+      return fail("'" + keyPath +
+                  "' must be a path inside the artifact, found " +
+                  json::quote(path));
+    start = end + 1;
+  }
+  if (path.find('\0') != std::string::npos)
+    return fail("'" + keyPath + "' contains a NUL character");
+  return true;
+}
+
+bool ManifestReader::readTarget(const json::Value &root, Manifest &manifest) {
+  const json::Value *target = member(root, "target", "target", false);
+  if (!target)
+    return true;
+  if (!target->isObject())
+    return wrongType("target", "an object", *target);
+  if (!getString(*target, "triple", "target.triple", false,
+                 manifest.targetTriple) ||
+      !getString(*target, "cpu", "target.cpu", false, manifest.targetCpu))
+    return false;
+  const json::Value *features =
+      member(*target, "features", "target.features", false);
+  if (!features)
+    return true;
+  if (!features->isArray())
+    return wrongType("target.features", "an array of strings", *features);
+  for (size_t i = 0; i < features->getArray().size(); ++i) {
+    const json::Value &feature = features->getArray()[i];
+    if (!feature.isString())
+      return wrongType("target.features[" + std::to_string(i) + "]", "a string",
+                       feature);
+    manifest.targetFeatures.push_back(feature.getString());
+  }
+  return true;
+}
+
+bool ManifestReader::readTensors(const json::Value &root, const char *key,
+                                 bool isParameter, bool required,
+                                 std::vector<TensorSpec> &tensors) {
+  const json::Value *list = member(root, key, key, required);
+  if (!list)
+    return !required;
+  if (!list->isArray())
+    return wrongType(key, "an array", *list);
+  const std::vector<json::Value> &elements = list->getArray();
+  tensors.resize(elements.size());
+  std::unordered_map<std::string, size_t> firstIndex;
+  for (size_t i = 0; i < elements.size(); ++i) {
+    std::string keyPath = std::string(key) + "[" + std::to_string(i) + "]";
+    if (!readTensor(elements[i], keyPath, isParameter, tensors[i]))
+      return false;
+    // Names select tensors (loomrun's --input NAME=...), so they must be
+    // unique within their list.
+    auto [it, inserted] = firstIndex.emplace(tensors[i].name, i);
+    if (!inserted)
+      return fail("'" + keyPath + ".name' " + json::quote(tensors[i].name) +
+                  " repeats the name of " + key + "[" +
+                  std::to_string(it->second) + "]");
+  }
+  return true;
+}
+
+bool ManifestReader::readTensor(const json::Value &value,
+                                const std::string &keyPath, bool isParameter,
+                                TensorSpec &tensor) {
+  if (!value.isObject())
+    return wrongType(keyPath, "an object", value);
+  if (!getString(value, "name", keyPath + ".name", true, tensor.name))
+    return false;
+  if (tensor.name.empty())
+    return fail("'" + keyPath + ".name' must not be empty");
+  if (tensor.name.find('\0') != std::string::npos)
+    return fail("'" + keyPath + ".name' contains a NUL character");
+
+  std::string dtypeName;
+  if (!getString(value, "dtype", keyPath + ".dtype", true, dtypeName))
+    return false;
+  tensor.dtype = loom_dtype_from_name(dtypeName.c_str());
+  if (tensor.dtype == LOOM_DTYPE_INVALID ||
+      dtypeName.find('\0') != std::string::npos)
+    return fail("'" + keyPath + ".dtype' is " + json::quote(dtypeName) +
+                ", which is not a dtype this runtime knows (known: float16, "
+                "bfloat16, float32, float64, int8, int16, int32, int64, "
+                "uint8, bool)");
+
+  const json::Value *shape =
+      member(value, "shape", keyPath + ".shape", /*required=*/true);
+  if (!shape)
+    return false;
+  if (!shape->isArray())
+    return wrongType(keyPath + ".shape", "an array of integers", *shape);
+  for (size_t d = 0; d < shape->getArray().size(); ++d) {
+    const json::Value &dim = shape->getArray()[d];
+    std::string dimPath = keyPath + ".shape[" + std::to_string(d) + "]";
+    if (!dim.isInteger())
+      return wrongType(dimPath, "an integer", dim);
+    if (dim.getInteger() < 0)
+      return fail("'" + dimPath + "' is " + std::to_string(dim.getInteger()) +
+                  "; dimensions must not be negative");
+    tensor.shape.push_back(dim.getInteger());
+  }
+  if (!checkedNumElements(tensor.shape.data(), tensor.shape.size(),
+                          tensor.numElements) ||
+      !checkedByteSize(tensor.dtype, tensor.shape.data(), tensor.shape.size(),
+                       tensor.nbytes))
+    return fail("'" + keyPath +
+                ".shape' describes a tensor too large to "
+                "address");
+
+  if (!isParameter)
+    return true;
+  int64_t offset = 0, nbytes = 0;
+  if (!getInteger(value, "offset", keyPath + ".offset", offset) ||
+      !getInteger(value, "nbytes", keyPath + ".nbytes", nbytes))
+    return false;
+  if (offset < 0)
+    return fail("'" + keyPath + ".offset' is " + std::to_string(offset) +
+                "; offsets must not be negative");
+  // Programs may assume aligned parameters (the file is mapped at a page
+  // boundary, so aligned offsets give aligned pointers).
+  if (offset % LOOM_ALIGNMENT != 0)
+    return fail("'" + keyPath + ".offset' is " + std::to_string(offset) +
+                ", which is not a multiple of " +
+                std::to_string(LOOM_ALIGNMENT));
+  if (nbytes < 0 || static_cast<uint64_t>(nbytes) != tensor.nbytes)
+    return fail("'" + keyPath + ".nbytes' is " + std::to_string(nbytes) +
+                ", but " + formatTensorType(tensor.dtype, tensor.shape) +
+                " takes " + std::to_string(tensor.nbytes) + " bytes");
+  tensor.offset = static_cast<uint64_t>(offset);
+  return true;
+}
+
+bool loom::rt::parseManifest(std::string_view text,
+                             const std::string &manifestPath,
+                             const std::string &artifactDir, Manifest &manifest,
+                             std::string &error, loom_status &status) {
+  json::Value root;
+  json::ParseError parseError;
+  if (!json::parse(text, root, parseError)) {
+    error = manifestPath + ": invalid JSON at " + parseError.format();
+    status = LOOM_ERROR_FORMAT;
+    return false;
+  }
+  ManifestReader reader(manifestPath, artifactDir, error, status);
+  return reader.read(root, manifest);
+}

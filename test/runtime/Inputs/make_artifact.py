@@ -1,0 +1,136 @@
+"""make_artifact.py --program SO OUT.loom [options]: writes a hand-made Loom
+artifact around the test programs of test/Unit/Runtime/TestProgram.c, so that
+loomrun can be tested without the compiler.
+
+Kinds (the entry points of TestProgram.c):
+  affine  p float32[3] (= 0.5, 2, -1); x float32[2,3] -> y float32[2,3]
+          (= x * p + 1), count int64[] (positive elements of y)
+  big     as affine, but the second output is big int64[256] = 0..255
+  scalar  no parameters; s float64[], e float32[0] -> r float64[] (= 2 s),
+          empty int32[0,3]
+  dtypes  seven inputs of every small dtype, copied to seven outputs whose
+          names need sanitizing (and two of which collide once sanitized)
+
+Edits, applied in order to the manifest:
+  --set PATH=JSON   set a key; PATH is dotted, list indices are numbers
+                    (e.g. inputs.0.dtype='"float8"', runtime_abi=2)
+  --delete PATH     remove a key
+  --raw-manifest T  write T as manifest.json verbatim instead
+Files: --no-program, --program-text T (program.so holds T),
+       --no-parameters, --parameter-bytes N (truncate or pad parameters.bin).
+"""
+import argparse
+import json
+import os
+import shutil
+import struct
+
+
+def tensor(name, dtype, shape):
+    return {"name": name, "dtype": dtype, "shape": shape}
+
+
+def manifest_for(kind):
+    manifest = {
+        "format": "loom-artifact",
+        "format_version": 1,
+        "runtime_abi": 1,
+        "producer": "make_artifact.py",
+        "model": kind + ".onnx",
+        "target": {"triple": "x86_64-unknown-linux-gnu", "cpu": "x86-64",
+                   "features": ["sse2"]},
+        "library": "program.so",
+        "entry": "loom_entry",
+        "parameter_file": "parameters.bin",
+        "parameters": [dict(tensor("p", "float32", [3]), offset=0,
+                            nbytes=12)],
+        "inputs": [tensor("x", "float32", [2, 3])],
+        "outputs": [tensor("y", "float32", [2, 3]),
+                    tensor("count", "int64", [])],
+    }
+    if kind == "big":
+        manifest["entry"] = "loom_entry_big"
+        manifest["outputs"][1] = tensor("big", "int64", [256])
+    elif kind == "scalar":
+        manifest["entry"] = "loom_entry_scalar"
+        del manifest["parameter_file"]
+        manifest["parameters"] = []
+        manifest["inputs"] = [tensor("s", "float64", []),
+                              tensor("e", "float32", [0])]
+        manifest["outputs"] = [tensor("r", "float64", []),
+                               tensor("empty", "int32", [0, 3])]
+    elif kind == "dtypes":
+        manifest["entry"] = "loom_entry_dtypes"
+        del manifest["parameter_file"]
+        manifest["parameters"] = []
+        specs = [("b", "bool", [4]), ("i8", "int8", [4]),
+                 ("u8", "uint8", [4]), ("i16", "int16", [2]),
+                 ("i32", "int32", [2]), ("f16", "float16", [2]),
+                 ("bf16", "bfloat16", [2])]
+        manifest["inputs"] = [tensor(n, d, s) for n, d, s in specs]
+        # Output names exercise loomrun's file-name sanitizing; "u8/out" and
+        # "u8_out" collide once sanitized.
+        names = ["b.out", "i8 out", "u8/out", "i16:out", "u8_out",
+                 "f16\u00e9", "../bf16"]
+        manifest["outputs"] = [tensor(name, d, s)
+                               for name, (_, d, s) in zip(names, specs)]
+    return manifest
+
+
+def edit(manifest, path, value=None, delete=False):
+    keys = path.split(".")
+    node = manifest
+    for key in keys[:-1]:
+        node = node[int(key)] if isinstance(node, list) else node[key]
+    last = int(keys[-1]) if isinstance(node, list) else keys[-1]
+    if delete:
+        del node[last]
+    else:
+        node[last] = value
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--program", required=True)
+    parser.add_argument("out")
+    parser.add_argument("--kind", default="affine",
+                        choices=["affine", "big", "scalar", "dtypes"])
+    parser.add_argument("--set", action="append", default=[])
+    parser.add_argument("--delete", action="append", default=[])
+    parser.add_argument("--raw-manifest")
+    parser.add_argument("--no-program", action="store_true")
+    parser.add_argument("--program-text")
+    parser.add_argument("--no-parameters", action="store_true")
+    parser.add_argument("--parameter-bytes", type=int)
+    args = parser.parse_args()
+
+    manifest = manifest_for(args.kind)
+    for assignment in args.set:
+        path, _, value = assignment.partition("=")
+        edit(manifest, path, json.loads(value))
+    for path in args.delete:
+        edit(manifest, path, delete=True)
+
+    os.makedirs(args.out, exist_ok=True)
+    with open(os.path.join(args.out, "manifest.json"), "w") as f:
+        if args.raw_manifest is not None:
+            f.write(args.raw_manifest)
+        else:
+            json.dump(manifest, f, indent=2)
+            f.write("\n")
+    if args.program_text is not None:
+        with open(os.path.join(args.out, "program.so"), "w") as f:
+            f.write(args.program_text)
+    elif not args.no_program:
+        shutil.copyfile(args.program, os.path.join(args.out, "program.so"))
+    if args.kind in ("affine", "big") and not args.no_parameters:
+        data = struct.pack("<3f", 0.5, 2.0, -1.0)
+        if args.parameter_bytes is not None:
+            data = data[:args.parameter_bytes].ljust(args.parameter_bytes,
+                                                     b"\0")
+        with open(os.path.join(args.out, "parameters.bin"), "wb") as f:
+            f.write(data)
+
+
+if __name__ == "__main__":
+    main()
