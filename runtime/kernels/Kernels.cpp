@@ -11,9 +11,12 @@
 
 #include <cblas.h>
 
+#include <atomic>
+#include <condition_variable>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -61,28 +64,37 @@ MatrixView<T> viewOf(const T *base, int64_t rows, int64_t cols, int64_t rs,
 }
 
 void blasGemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float *a,
-              int64_t lda, const float *b, int64_t ldb, float *c, int64_t ldc) {
+              int64_t lda, const float *b, int64_t ldb, float beta, float *c,
+              int64_t ldc) {
   cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans,
               tb ? CblasTrans : CblasNoTrans, m, n, k, 1.0f, a, lda, b, ldb,
-              1.0f, c, ldc);
+              beta, c, ldc);
 }
 
 void blasGemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k,
               const double *a, int64_t lda, const double *b, int64_t ldb,
-              double *c, int64_t ldc) {
+              double beta, double *c, int64_t ldc) {
   cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans,
-              tb ? CblasTrans : CblasNoTrans, m, n, k, 1.0, a, lda, b, ldb, 1.0,
-              c, ldc);
+              tb ? CblasTrans : CblasNoTrans, m, n, k, 1.0, a, lda, b, ldb,
+              beta, c, ldc);
 }
 
-/// C[m,n] += A[m,k] * B[k,n] (B given as [n,k] when `transB`) for one
-/// matrix of a (batched) GEMM.
+/// C[m,n] (+)= A[m,k] * B[k,n] (B given as [n,k] when `transB`) for one
+/// matrix of a (batched) GEMM; without `accumulate` C is overwritten.
 template <typename T>
 void gemmOne(const T *a, const int64_t *aStrides, const T *b,
              const int64_t *bStrides, T *c, const int64_t *cStrides, int64_t m,
-             int64_t n, int64_t k, bool transB) {
-  if (m == 0 || n == 0 || k == 0)
-    return; // C += 0
+             int64_t n, int64_t k, bool transB, bool accumulate) {
+  if (m == 0 || n == 0)
+    return;
+  T beta = accumulate ? T(1) : T(0);
+  if (k == 0) {
+    if (!accumulate)
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < n; ++j)
+          c[i * cStrides[0] + j * cStrides[1]] = T(0);
+    return;
+  }
   std::vector<T> sa, sb, sc;
   MatrixView<T> va = viewOf(a, m, k, aStrides[0], aStrides[1], sa);
   MatrixView<T> vb = transB ? viewOf(b, n, k, bStrides[0], bStrides[1], sb)
@@ -94,7 +106,8 @@ void gemmOne(const T *a, const int64_t *aStrides, const T *b,
   if (m == 1)
     rs = n;
   if (cs == 1 && rs >= n) {
-    blasGemm(va.transposed, tb, m, n, k, va.data, va.ld, vb.data, vb.ld, c, rs);
+    blasGemm(va.transposed, tb, m, n, k, va.data, va.ld, vb.data, vb.ld, beta,
+             c, rs);
     return;
   }
   // An output view BLAS cannot write: accumulate into a dense copy.
@@ -102,7 +115,7 @@ void gemmOne(const T *a, const int64_t *aStrides, const T *b,
   for (int64_t i = 0; i < m; ++i)
     for (int64_t j = 0; j < n; ++j)
       sc[i * n + j] = c[i * rs + j * cs];
-  blasGemm(va.transposed, tb, m, n, k, va.data, va.ld, vb.data, vb.ld,
+  blasGemm(va.transposed, tb, m, n, k, va.data, va.ld, vb.data, vb.ld, beta,
            sc.data(), n);
   for (int64_t i = 0; i < m; ++i)
     for (int64_t j = 0; j < n; ++j)
@@ -110,21 +123,24 @@ void gemmOne(const T *a, const int64_t *aStrides, const T *b,
 }
 
 template <typename T>
-void gemm2d(Desc<T, 2> *a, Desc<T, 2> *b, Desc<T, 2> *c, int32_t transB) {
+void gemm2d(Desc<T, 2> *a, Desc<T, 2> *b, Desc<T, 2> *c, int32_t transB,
+            int32_t accumulate) {
   int64_t m = c->sizes[0], n = c->sizes[1], k = a->sizes[1];
   gemmOne(a->aligned + a->offset, a->strides, b->aligned + b->offset,
-          b->strides, c->aligned + c->offset, c->strides, m, n, k, transB != 0);
+          b->strides, c->aligned + c->offset, c->strides, m, n, k, transB != 0,
+          accumulate != 0);
 }
 
 template <typename T>
-void gemm3d(Desc<T, 3> *a, Desc<T, 3> *b, Desc<T, 3> *c, int32_t transB) {
+void gemm3d(Desc<T, 3> *a, Desc<T, 3> *b, Desc<T, 3> *c, int32_t transB,
+            int32_t accumulate) {
   int64_t batch = c->sizes[0], m = c->sizes[1], n = c->sizes[2],
           k = a->sizes[2];
   for (int64_t i = 0; i < batch; ++i)
     gemmOne(a->aligned + a->offset + i * a->strides[0], a->strides + 1,
             b->aligned + b->offset + i * b->strides[0], b->strides + 1,
             c->aligned + c->offset + i * c->strides[0], c->strides + 1, m, n, k,
-            transB != 0);
+            transB != 0, accumulate != 0);
 }
 
 /// Copies a strided view element by element.
@@ -204,9 +220,129 @@ BufferCache &bufferCache() {
   return *cache;
 }
 
+/// The pool that runs the parallel loops of compiled programs: the caller
+/// and `threads - 1` workers split [0, n) into one contiguous chunk each.
+/// Workers spin briefly after a job (ops come back to back), then sleep.
+class ThreadPool {
+public:
+  using Task = void (*)(void *, int64_t, int64_t);
+
+  static ThreadPool &get() {
+    static ThreadPool *pool = new ThreadPool(); // outlives static dtors
+    return *pool;
+  }
+
+  void setThreads(int n) {
+    std::lock_guard<std::mutex> runLock(runMutex);
+    stopWorkers();
+    threads = n > 0 ? n : 1;
+  }
+
+  void run(Task task, void *ctx, int64_t n) {
+    std::lock_guard<std::mutex> runLock(runMutex);
+    int64_t chunks = std::min<int64_t>(threads, n);
+    if (chunks <= 1) {
+      task(ctx, 0, n);
+      return;
+    }
+    startWorkers();
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      job = {task, ctx, n, chunks};
+      next.store(0);
+      finished.store(0);
+      generation.fetch_add(1, std::memory_order_release);
+    }
+    wake.notify_all();
+    work();
+    while (finished.load(std::memory_order_acquire) < chunks)
+      std::this_thread::yield();
+  }
+
+private:
+  struct Job {
+    Task task = nullptr;
+    void *ctx = nullptr;
+    int64_t n = 0, chunks = 0;
+  };
+
+  ThreadPool() {
+    unsigned hw = std::thread::hardware_concurrency();
+    threads = hw ? static_cast<int>(hw) : 1;
+  }
+
+  /// Runs unclaimed chunks of the current job.
+  void work() {
+    for (;;) {
+      int64_t i = next.fetch_add(1);
+      if (i >= job.chunks)
+        return;
+      job.task(job.ctx, i * job.n / job.chunks, (i + 1) * job.n / job.chunks);
+      finished.fetch_add(1, std::memory_order_release);
+    }
+  }
+
+  void workerLoop() {
+    uint64_t seen = generation.load(std::memory_order_acquire);
+    for (;;) {
+      // Spin a little: the next op usually follows within microseconds.
+      for (int spin = 0;
+           spin < 20000 && generation.load(std::memory_order_acquire) == seen &&
+           !stopping.load();
+           ++spin)
+        __builtin_ia32_pause();
+      {
+        std::unique_lock<std::mutex> lock(mutex);
+        wake.wait(lock, [&] {
+          return stopping.load() ||
+                 generation.load(std::memory_order_acquire) != seen;
+        });
+        if (stopping.load())
+          return;
+        seen = generation.load(std::memory_order_acquire);
+      }
+      work();
+    }
+  }
+
+  void startWorkers() {
+    if (!workers.empty())
+      return;
+    stopping.store(false);
+    for (int i = 1; i < threads; ++i)
+      workers.emplace_back([this] { workerLoop(); });
+  }
+
+  void stopWorkers() {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      stopping.store(true);
+    }
+    wake.notify_all();
+    for (std::thread &t : workers)
+      t.join();
+    workers.clear();
+  }
+
+  std::mutex runMutex; // one parallel loop at a time
+  std::mutex mutex;
+  std::condition_variable wake;
+  std::vector<std::thread> workers;
+  std::atomic<bool> stopping{false};
+  std::atomic<uint64_t> generation{0};
+  std::atomic<int64_t> next{0}, finished{0};
+  Job job;
+  int threads = 1;
+};
+
 } // namespace
 
 extern "C" {
+
+void loom_parallel_for(void (*task)(void *, int64_t, int64_t), void *ctx,
+                       int64_t n) {
+  ThreadPool::get().run(task, ctx, n);
+}
 
 // The allocation functions MLIR's memref lowering calls with
 // `use-generic-functions`.
@@ -221,32 +357,36 @@ void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment, size_t size) {
 void _mlir_memref_to_llvm_free(void *p) { bufferCache().release(p); }
 
 void loom_set_num_threads(int threads) {
-  if (threads > 0)
-    openblas_set_num_threads(threads);
+  if (threads <= 0)
+    return;
+  openblas_set_num_threads(threads);
+  ThreadPool::get().setThreads(threads);
 }
 
 void _mlir_ciface_loom_kernel_gemm_f32(void *a, void *b, void *c,
-                                       int32_t transB) {
+                                       int32_t transB, int32_t accumulate) {
   gemm2d(static_cast<Desc<float, 2> *>(a), static_cast<Desc<float, 2> *>(b),
-         static_cast<Desc<float, 2> *>(c), transB);
+         static_cast<Desc<float, 2> *>(c), transB, accumulate);
 }
 
 void _mlir_ciface_loom_kernel_gemm_f64(void *a, void *b, void *c,
-                                       int32_t transB) {
+                                       int32_t transB, int32_t accumulate) {
   gemm2d(static_cast<Desc<double, 2> *>(a), static_cast<Desc<double, 2> *>(b),
-         static_cast<Desc<double, 2> *>(c), transB);
+         static_cast<Desc<double, 2> *>(c), transB, accumulate);
 }
 
 void _mlir_ciface_loom_kernel_batch_gemm_f32(void *a, void *b, void *c,
-                                             int32_t transB) {
+                                             int32_t transB,
+                                             int32_t accumulate) {
   gemm3d(static_cast<Desc<float, 3> *>(a), static_cast<Desc<float, 3> *>(b),
-         static_cast<Desc<float, 3> *>(c), transB);
+         static_cast<Desc<float, 3> *>(c), transB, accumulate);
 }
 
 void _mlir_ciface_loom_kernel_batch_gemm_f64(void *a, void *b, void *c,
-                                             int32_t transB) {
+                                             int32_t transB,
+                                             int32_t accumulate) {
   gemm3d(static_cast<Desc<double, 3> *>(a), static_cast<Desc<double, 3> *>(b),
-         static_cast<Desc<double, 3> *>(c), transB);
+         static_cast<Desc<double, 3> *>(c), transB, accumulate);
 }
 
 void memrefCopy(int64_t elemSize, void *srcArg, void *dstArg) {

@@ -13,6 +13,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/SymbolTable.h"
 
 namespace loom {
@@ -31,6 +32,37 @@ MemRefType dynamicView(Type element, int64_t rank) {
   auto layout = StridedLayoutAttr::get(element.getContext(),
                                        ShapedType::kDynamic, strides);
   return MemRefType::get(shape, element, layout);
+}
+
+/// True if `v` is a zero constant.
+bool isZero(Value v) {
+  Attribute attr;
+  if (!matchPattern(v, m_Constant(&attr)))
+    return false;
+  if (auto f = dyn_cast<FloatAttr>(attr))
+    return f.getValue().isZero();
+  return false;
+}
+
+/// The zero fill of `c` that last wrote it before `op` with nothing else
+/// touching `c` in between, if any: the kernel can then overwrite instead of
+/// accumulating, and the fill goes.
+linalg::FillOp findZeroFill(Operation *op, Value c) {
+  // C must be a whole buffer that no earlier view aliases.
+  if (!isa<BlockArgument>(c) && !c.getDefiningOp<memref::AllocOp>())
+    return nullptr;
+  for (Operation *user : c.getUsers())
+    if (user != op && !isa<linalg::FillOp>(user) &&
+        !(user->getBlock() == op->getBlock() && op->isBeforeInBlock(user)))
+      return nullptr;
+  for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
+    if (auto fill = dyn_cast<linalg::FillOp>(prev))
+      if (fill.getOutputs()[0] == c)
+        return isZero(fill.getInputs()[0]) ? fill : nullptr;
+    if (llvm::is_contained(prev->getOperands(), c) || prev->getNumRegions())
+      return nullptr;
+  }
+  return nullptr;
 }
 
 struct ConvertLinalgToKernels
@@ -69,17 +101,31 @@ struct ConvertLinalgToKernels
       auto callee = symbols.lookup<func::FuncOp>(name);
       if (!callee) {
         OpBuilder mb = OpBuilder::atBlockBegin(module.getBody());
-        auto fnType =
-            mb.getFunctionType({view, view, view, mb.getI32Type()}, {});
+        auto fnType = mb.getFunctionType(
+            {view, view, view, mb.getI32Type(), mb.getI32Type()}, {});
         callee = mb.create<func::FuncOp>(op.getLoc(), name, fnType);
         callee.setPrivate();
         callee->setAttr("llvm.emit_c_interface", mb.getUnitAttr());
         symbols.insert(callee);
+      } else if (callee.getFunctionType() !=
+                 OpBuilder(module).getFunctionType(
+                     {view, view, view, b.getI32Type(), b.getI32Type()}, {})) {
+        callee.emitError("'")
+            << name << "' is declared with type " << callee.getFunctionType()
+            << ", not the runtime kernel's";
+        return signalPassFailure();
+      }
+      bool accumulate = true;
+      if (linalg::FillOp fill = findZeroFill(op, op->getOperand(2))) {
+        fill->erase();
+        accumulate = false;
       }
       SmallVector<Value> args;
       for (Value v : op->getOperands())
         args.push_back(b.create<memref::CastOp>(op.getLoc(), view, v));
       args.push_back(b.create<arith::ConstantIntOp>(op.getLoc(), transB, 32));
+      args.push_back(
+          b.create<arith::ConstantIntOp>(op.getLoc(), accumulate, 32));
       b.create<func::CallOp>(op.getLoc(), callee, args);
       op->erase();
     }

@@ -11,6 +11,7 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Math/Transforms/Approximation.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
@@ -92,9 +93,42 @@ struct FuseElementwise : PassWrapper<FuseElementwise, OperationPass<ModuleOp>> {
   }
 };
 
+/// Ops with fewer loop iterations run on one thread: below this, waking
+/// the pool costs more than it saves.
+constexpr int64_t kMinParallelIterations = 1 << 15;
+
+/// The function attribute (an LLVM string attribute after translation) that
+/// marks an outlined op whose first loop runs in parallel over [0, value).
+constexpr const char *kParallelExtentAttr = "loom-parallel-extent";
+
+/// For each operand of `op`, the position of its dimension indexed by loop 0
+/// (-1 if loop 0 does not index it), or failure if loop 0 appears in a
+/// compound index (a convolution window), where the op cannot be split.
+FailureOr<SmallVector<int64_t>> outerLoopPositions(linalg::LinalgOp op) {
+  SmallVector<int64_t> positions;
+  for (OpOperand &operand : op->getOpOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    int64_t position = -1;
+    for (auto [i, expr] : llvm::enumerate(map.getResults())) {
+      if (!expr.isFunctionOfDim(0))
+        continue;
+      auto dim = dyn_cast<AffineDimExpr>(expr);
+      if (!dim || position != -1)
+        return failure();
+      position = i;
+    }
+    positions.push_back(position);
+  }
+  return positions;
+}
+
 /// Moves every linalg op on buffers into its own internal, non-inlined
 /// function. One function per op keeps LLVM's loop analyses (quadratic in
 /// function size) fast on large models, and names each op in profiles.
+/// When an op's first loop is parallel and the op is big enough, the
+/// function takes the range [lo, hi) of that loop and works on subviews;
+/// the caller passes the whole range, and the artifact build turns the call
+/// into `loom_parallel_for` over the runtime's thread pool.
 struct OutlineKernels : PassWrapper<OutlineKernels, OperationPass<ModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(OutlineKernels)
   StringRef getArgument() const override { return "loom-outline-kernels"; }
@@ -104,7 +138,6 @@ struct OutlineKernels : PassWrapper<OutlineKernels, OperationPass<ModuleOp>> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
-    SymbolTable symbols(module);
     SmallVector<linalg::LinalgOp> ops;
     for (auto fn : module.getOps<func::FuncOp>())
       fn.walk([&](linalg::LinalgOp op) {
@@ -128,9 +161,23 @@ struct OutlineKernels : PassWrapper<OutlineKernels, OperationPass<ModuleOp>> {
         else
           args.insert(v);
       }
+      // Split the first loop across threads?
+      SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+      int64_t iterations = 1;
+      for (int64_t r : ranges)
+        iterations = ShapedType::isDynamic(r) ? 0 : iterations * r;
+      FailureOr<SmallVector<int64_t>> positions = outerLoopPositions(op);
+      bool parallel =
+          !ranges.empty() && ranges[0] >= 2 &&
+          iterations >= kMinParallelIterations &&
+          op.getIteratorTypesArray()[0] == utils::IteratorType::parallel &&
+          succeeded(positions);
+
       SmallVector<Type> types;
       for (Value v : args)
         types.push_back(v.getType());
+      if (parallel)
+        types.append(2, mb.getIndexType());
       std::string name =
           ("loom_op" + Twine(counter++) + "_" + op->getName().stripDialect())
               .str();
@@ -138,8 +185,12 @@ struct OutlineKernels : PassWrapper<OutlineKernels, OperationPass<ModuleOp>> {
                                         mb.getFunctionType(types, {}));
       fn.setPrivate();
       fn->setAttr("llvm.linkage", internal);
-      fn->setAttr("passthrough",
-                  ArrayAttr::get(ctx, {StringAttr::get(ctx, "noinline")}));
+      SmallVector<Attribute> passthrough{StringAttr::get(ctx, "noinline")};
+      if (parallel)
+        passthrough.push_back(ArrayAttr::get(
+            ctx, {StringAttr::get(ctx, kParallelExtentAttr),
+                  StringAttr::get(ctx, Twine(ranges[0]).str())}));
+      fn->setAttr("passthrough", ArrayAttr::get(ctx, passthrough));
       Block *body = fn.addEntryBlock();
       OpBuilder b = OpBuilder::atBlockBegin(body);
       IRMapping mapping;
@@ -147,10 +198,49 @@ struct OutlineKernels : PassWrapper<OutlineKernels, OperationPass<ModuleOp>> {
         mapping.map(v, arg);
       for (Operation *c : constants)
         b.clone(*c, mapping);
-      b.clone(*op, mapping);
+      Value lo, hi;
+      if (parallel) {
+        lo = body->getArgument(args.size());
+        hi = body->getArgument(args.size() + 1);
+        Value size = b.create<arith::SubIOp>(op.getLoc(), hi, lo);
+        // Each operand indexed by loop 0 is narrowed to [lo, hi).
+        for (auto [operand, position] :
+             llvm::zip(op->getOperands(), *positions)) {
+          if (position < 0)
+            continue;
+          auto type = cast<MemRefType>(operand.getType());
+          SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0));
+          SmallVector<OpFoldResult> sizes,
+              strides(type.getRank(), b.getIndexAttr(1));
+          for (int64_t d : type.getShape())
+            sizes.push_back(b.getIndexAttr(d));
+          offsets[position] = lo;
+          sizes[position] = size;
+          Value view = b.create<memref::SubViewOp>(
+              op.getLoc(), mapping.lookup(operand), offsets, sizes, strides);
+          mapping.map(operand, view);
+        }
+      }
+      Operation *clone = b.clone(*op, mapping);
+      if (parallel) {
+        // Loop 0 now counts from lo.
+        clone->walk([&](linalg::IndexOp index) {
+          if (index.getDim() != 0)
+            return;
+          OpBuilder ib(index->getNextNode());
+          auto shifted = ib.create<arith::AddIOp>(index.getLoc(), index, lo);
+          index.getResult().replaceAllUsesExcept(shifted, shifted);
+        });
+      }
       b.create<func::ReturnOp>(op.getLoc());
       OpBuilder cb(op);
-      cb.create<func::CallOp>(op.getLoc(), fn, args.getArrayRef());
+      SmallVector<Value> callArgs(args.begin(), args.end());
+      if (parallel) {
+        callArgs.push_back(cb.create<arith::ConstantIndexOp>(op.getLoc(), 0));
+        callArgs.push_back(
+            cb.create<arith::ConstantIndexOp>(op.getLoc(), ranges[0]));
+      }
+      cb.create<func::CallOp>(op.getLoc(), fn, callArgs);
       op->erase();
     }
   }
@@ -362,6 +452,32 @@ void copyAliasedResults(ModuleOp module) {
   }
 }
 
+/// Gives each use of a `tensor.empty` or of a `linalg.fill` of one its own
+/// copy. CSE merges identical inits of different ops; bufferization then
+/// sees two ops writing one buffer and copies it before each write.
+void untieInits(ModuleOp module) {
+  SmallVector<Operation *> shared;
+  module.walk([&](Operation *op) {
+    if (isa<tensor::EmptyOp, linalg::FillOp>(op) && op->getNumResults() == 1 &&
+        !op->getResult(0).hasOneUse() && !op->getResult(0).use_empty())
+      shared.push_back(op);
+  });
+  // Fills before their empties, so a cloned fill clones its own empty too.
+  for (Operation *op : llvm::reverse(shared)) {
+    SmallVector<OpOperand *> uses;
+    for (OpOperand &use : op->getResult(0).getUses())
+      uses.push_back(&use);
+    for (OpOperand *use : llvm::drop_begin(uses)) {
+      OpBuilder b(use->getOwner());
+      IRMapping mapping;
+      if (auto fill = dyn_cast<linalg::FillOp>(op))
+        if (auto empty = fill.getOutputs()[0].getDefiningOp<tensor::EmptyOp>())
+          mapping.map(empty.getResult(), b.clone(*empty)->getResult(0));
+      use->set(b.clone(*op, mapping)->getResult(0));
+    }
+  }
+}
+
 LogicalResult runPipeline(ModuleOp module, StringRef pipeline) {
   PassManager pm(module.getContext());
   std::string error;
@@ -461,6 +577,67 @@ void optimizeModule(llvm::Module &module, llvm::TargetMachine &machine) {
   llvm::ModulePassManager mpm =
       pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
   mpm.run(module, mam);
+}
+
+/// Turns each call of an outlined op marked `loom-parallel-extent` into
+/// `loom_parallel_for(task, ctx, extent)`: `task(ctx, lo, hi)` unpacks the
+/// arguments the caller stored in `ctx` and calls the op on [lo, hi).
+void addParallelDispatch(llvm::Module &module) {
+  llvm::LLVMContext &ctx = module.getContext();
+  auto *ptrTy = llvm::PointerType::get(ctx, 0);
+  auto *i64 = llvm::Type::getInt64Ty(ctx);
+  auto *voidTy = llvm::Type::getVoidTy(ctx);
+  llvm::FunctionCallee parallelFor = module.getOrInsertFunction(
+      "loom_parallel_for", voidTy, ptrTy, ptrTy, i64);
+  SmallVector<llvm::Function *> marked;
+  for (llvm::Function &f : module)
+    if (f.hasFnAttribute(kParallelExtentAttr))
+      marked.push_back(&f);
+  for (llvm::Function *f : marked) {
+    int64_t extent = 0;
+    if (f->getFnAttribute(kParallelExtentAttr)
+            .getValueAsString()
+            .getAsInteger(10, extent) ||
+        f->arg_size() < 2)
+      continue;
+    f->removeFnAttr(kParallelExtentAttr);
+    SmallVector<llvm::Type *> fields;
+    for (llvm::Argument &arg : llvm::drop_end(f->args(), 2))
+      fields.push_back(arg.getType());
+    auto *frame = llvm::StructType::get(ctx, fields);
+    auto *task = llvm::Function::Create(
+        llvm::FunctionType::get(voidTy, {ptrTy, i64, i64}, false),
+        llvm::GlobalValue::InternalLinkage, f->getName() + ".task", module);
+    {
+      llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", task));
+      SmallVector<llvm::Value *> args;
+      for (auto [i, t] : llvm::enumerate(fields))
+        args.push_back(
+            b.CreateLoad(t, b.CreateStructGEP(frame, task->getArg(0), i)));
+      args.push_back(task->getArg(1));
+      args.push_back(task->getArg(2));
+      b.CreateCall(f, args);
+      b.CreateRetVoid();
+    }
+    SmallVector<llvm::CallInst *> calls;
+    for (llvm::User *user : f->users())
+      if (auto *call = dyn_cast<llvm::CallInst>(user))
+        if (call->getCalledFunction() == f && call->getFunction() != task)
+          calls.push_back(call);
+    for (llvm::CallInst *call : calls) {
+      llvm::Function *caller = call->getFunction();
+      llvm::IRBuilder<> entry(&caller->getEntryBlock(),
+                              caller->getEntryBlock().begin());
+      llvm::AllocaInst *slot = entry.CreateAlloca(frame);
+      llvm::IRBuilder<> b(call);
+      for (unsigned i = 0; i < fields.size(); ++i)
+        b.CreateStore(call->getArgOperand(i),
+                      b.CreateStructGEP(frame, slot, i));
+      b.CreateCall(parallelFor,
+                   {task, slot, llvm::ConstantInt::get(i64, extent)});
+      call->eraseFromParent();
+    }
+  }
 }
 
 struct HostTarget {
@@ -628,6 +805,7 @@ LogicalResult loom::cpu::lowerToLLVMDialect(ModuleOp module,
       failed(runPipeline(module, kLinalgPipeline)))
     return failure();
   copyAliasedResults(module);
+  untieInits(module);
   if (stopAfterLinalg)
     return success();
   return runPipeline(module, kLLVMPipeline);
@@ -661,6 +839,7 @@ LogicalResult loom::cpu::compileArtifact(ModuleOp module, StringRef outputDir,
   if (failed(runPipeline(module, kLinalgPipeline)))
     return failure();
   copyAliasedResults(module);
+  untieInits(module);
   if (failed(runPipeline(module, kLLVMPipeline)))
     return failure();
 
@@ -676,6 +855,7 @@ LogicalResult loom::cpu::compileArtifact(ModuleOp module, StringRef outputDir,
   if (failed(addEntryWrapper(*llvmModule, bufferTypes(params, inputs, outputs),
                              loc)))
     return failure();
+  addParallelDispatch(*llvmModule);
   optimizeModule(*llvmModule, *host->machine);
   SmallString<0> object;
   {

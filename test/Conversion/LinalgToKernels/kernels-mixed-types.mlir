@@ -1,13 +1,9 @@
-// Known bug, see the comment below; remove the next line once fixed.
 // RUN: loom-opt %s -convert-linalg-to-kernels -split-input-file | FileCheck %s
 
-// The pass picks the kernel from the element type of the first operand
-// only. linalg allows mixed element types (the inputs are cast to the
-// accumulator's type), e.g. f32 inputs accumulating into f64, or f32 x f16;
-// such a matmul is turned into a gemm_f32 call whose memref.cast from an
-// f64 or f16 buffer to an f32 view does not verify, so the pass produces
-// invalid IR. A matmul should only become a kernel call when all three
-// operands have the same element type, f32 or f64; the others stay linalg.
+// linalg allows mixed element types in a matmul (the inputs are cast to
+// the accumulator's type), e.g. f32 inputs accumulating into f64, or
+// f32 x f16. BLAS cannot: such a matmul stays linalg; only matmuls whose
+// three operands share f32 or f64 become kernel calls.
 
 // CHECK-NOT:   @loom_kernel
 // CHECK-LABEL: func.func @f32_into_f64(

@@ -1,13 +1,11 @@
-// Known bug, see the comment below; remove the next line once fixed.
 // RUN: loom-opt %s -convert-nn-to-linalg -split-input-file --mlir-print-local-scope | FileCheck %s
 
-// Contractions of f16/bf16 operands must accumulate in f32 ("f16/bf16
-// arithmetic is done in f32"). Today linalg.matmul, batch_matmul,
-// conv_2d_nchw_fchw and pooling_nchw_sum get an f16/bf16 accumulator (and
-// the conv bias add is done in f16), so every multiply-add rounds to the
-// storage type: through the CPU pipeline a bf16 [1, 4096] x [4096, 1]
-// product of ones gives 256 instead of 4096. The accumulator (outs) of the
-// contraction should be f32, with one truncation of the result.
+// Contractions of f16/bf16 operands accumulate in f32 ("f16/bf16
+// arithmetic is done in f32"): linalg.matmul, batch_matmul,
+// conv_2d_nchw_fchw and pooling_nchw_sum get an f32 accumulator (and the
+// conv bias is added in f32), with one truncation of the result. With a
+// half accumulator, a bf16 [1, 4096] x [4096, 1] product of ones would give
+// 256 instead of 4096.
 
 // CHECK-LABEL: func.func @matmul_bf16(
 // CHECK:         linalg.matmul {{.*}} outs(%{{.+}} : tensor<4x8xf32>)

@@ -1,14 +1,10 @@
-// Known bug, see the comment below; remove the next line once fixed.
 // RUN: loom-opt %s -convert-nn-to-linalg -split-input-file --mlir-print-local-scope | FileCheck %s
 
-// layer_norm of f16/bf16 input must keep its mean in f32. Today the mean
-// is computed in f32 but then truncated to f16 (reduceMean returns the
-// storage type) before x - mean, so the centred values carry the rounding
-// error of the mean, which is as large as the spread of the data when the
-// values share a large offset. Through the CPU pipeline, f16
-// [1000, 1000.5, 1000.5, 1000.5] (epsilon 0) normalises to [-2, 0, 0, 0]
-// instead of [-1.732, 0.577, 0.577, 0.577]: the mean 1000.375 rounds to
-// 1000.5.
+// layer_norm of f16/bf16 input keeps its mean in f32. Truncating the mean
+// to f16 before x - mean would give the centred values the rounding error
+// of the mean, as large as the spread of the data when the values share a
+// large offset: f16 [1000, 1000.5, 1000.5, 1000.5] (epsilon 0) would
+// normalise to [-2, 0, 0, 0] instead of [-1.732, 0.577, 0.577, 0.577].
 
 // No f16 tensor of row statistics; x - mean reads an f32 mean.
 // CHECK-LABEL: func.func @layer_norm_f16(

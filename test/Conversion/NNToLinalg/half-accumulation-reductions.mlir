@@ -1,14 +1,10 @@
-// Known bug, see the comment below; remove the next line once fixed.
 // RUN: loom-opt %s -convert-nn-to-linalg -split-input-file --mlir-print-local-scope | FileCheck %s
 
-// Sums of f16/bf16 tensors must accumulate in f32, as the pass promises
-// ("f16/bf16 arithmetic is done in f32"). Today reduce_sum and the softmax
-// denominator (softmax, log_softmax, cross_entropy) reduce with an f16/bf16
-// accumulator: a bf16 accumulator stops growing at 256 (256 + 1 rounds back
-// to 256), f16 at 2048. Run through the CPU pipeline, reduce_sum of 65536
-// bf16 ones gives 256 at -O0 and 16384 at -O3 (vectorised lanes) instead of
-// 65536, and softmax of 65536 equal bf16 logits gives 1/256 or 1/16384
-// instead of 1/65536. (reduce_mean already widens to f32 and is correct.)
+// Sums of f16/bf16 tensors accumulate in f32, as the pass promises
+// ("f16/bf16 arithmetic is done in f32"): reduce_sum and the softmax
+// denominator (softmax, log_softmax, cross_entropy). A bf16 accumulator
+// stops growing at 256 (256 + 1 rounds back to 256), f16 at 2048: a
+// reduce_sum of 65536 bf16 ones would give 256 instead of 65536.
 
 // CHECK-LABEL: func.func @reduce_sum_bf16(
 // CHECK-NOT:     arith.addf {{.*}} : bf16

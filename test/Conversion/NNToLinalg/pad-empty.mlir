@@ -1,12 +1,8 @@
-// Known bug, see the comment below; remove the next line once fixed.
 // RUN: loom-opt %s -convert-nn-to-linalg -split-input-file --mlir-print-local-scope | FileCheck %s
 
 // An edge pad of a tensor that is empty along another dimension is valid
-// nn (the verifier only rejects edge-padding the empty dimension itself) and
-// its result is empty, but PadLowering bails out with "edge/reflect pad of
-// empty" whenever any input dimension is 0, so the conversion fails with
-// "failed to legalize operation 'nn.pad'". It should lower (to an empty
-// tensor, or to a generic over an empty iteration space).
+// nn (the verifier only rejects edge-padding the empty dimension itself);
+// its result is empty and it lowers to an empty tensor.
 
 // CHECK-LABEL: func.func @edge_other_dim_empty(
 // CHECK-NOT:     nn.pad

@@ -18,19 +18,29 @@
 extern "C" {
 #endif
 
-/// Sets the thread count of the library kernels (OpenBLAS); <= 0 keeps it.
+/// Sets the thread count of the library kernels (OpenBLAS) and of the pool
+/// that runs parallel loops; <= 0 keeps it (default: all hardware threads).
 void loom_set_num_threads(int threads);
 
-/// C += A * B (or A * B^T when transB), rank-2 f32/f64 views.
+/// Runs task(ctx, lo, hi) over chunks covering [0, n) on the thread pool
+/// and returns when all are done. Compiled programs call it for their
+/// parallel loops.
+void loom_parallel_for(void (*task)(void *, int64_t, int64_t), void *ctx,
+                       int64_t n);
+
+/// C += A * B (or A * B^T when transB), rank-2 f32/f64 views; C = A * B
+/// when `accumulate` is 0.
 void _mlir_ciface_loom_kernel_gemm_f32(void *a, void *b, void *c,
-                                       int32_t transB);
+                                       int32_t transB, int32_t accumulate);
 void _mlir_ciface_loom_kernel_gemm_f64(void *a, void *b, void *c,
-                                       int32_t transB);
+                                       int32_t transB, int32_t accumulate);
 /// The same per batch element of rank-3 views.
 void _mlir_ciface_loom_kernel_batch_gemm_f32(void *a, void *b, void *c,
-                                             int32_t transB);
+                                             int32_t transB,
+                                             int32_t accumulate);
 void _mlir_ciface_loom_kernel_batch_gemm_f64(void *a, void *b, void *c,
-                                             int32_t transB);
+                                             int32_t transB,
+                                             int32_t accumulate);
 
 /// Buffer allocation for compiled programs (MLIR's generic allocation
 /// functions). Freed buffers are cached per size and reused.
