@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The main job on the built-in example: generate a small MLP as an ONNX model
-# (PyTorch-style, seeded), import it with loomc, and price it; then check the
+# (PyTorch-style, seeded), import it with loomc, price it, compile it to a
+# native artifact and run it with loomrun on a seeded batch; then check the
 # hand-written Megatron-style plan for a two-layer MLP on a 2x4 mesh
 # (examples/mlp_plan.mlir) and show how each of its ops may be split.
 set -euo pipefail
@@ -13,6 +14,13 @@ echo "== $out/mlp.onnx imported (batch fixed to 32) =="
 loomc "$out/mlp.onnx" --input-shape x=32x16 --elide-weights
 echo "== cost of the imported model =="
 loomc "$out/mlp.onnx" --input-shape x=32x16 --emit=cost
+echo
+echo "== compiled to $out/mlp.loom and run with loomrun =="
+loomc "$out/mlp.onnx" --input-shape x=32x16 -o "$out/mlp.loom"
+python -c "import numpy as np, sys; np.save(sys.argv[1], np.random.default_rng(0).standard_normal((32, 16)).astype(np.float32))" "$out/x.npy"
+loomrun "$out/mlp.loom" --info
+loomrun "$out/mlp.loom" --input x="$out/x.npy" --output-dir "$out/mlp-out" --bench 100
+python -c "import numpy as np, sys; y = np.load(sys.argv[1]); print('logits[0] =', np.array2string(y[0], precision=3))" "$out/mlp-out/logits.npy"
 echo
 
 plan=$LOOM_ROOT/examples/mlp_plan.mlir

@@ -12,11 +12,16 @@
 #include <cblas.h>
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
+#include <map>
 #include <mutex>
 #include <thread>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -122,13 +127,96 @@ void gemmOne(const T *a, const int64_t *aStrides, const T *b,
       c[i * rs + j * cs] = sc[i * n + j];
 }
 
+/// GEMMs of at most this many multiply-adds are not worth splitting.
+constexpr int64_t kSmallGemm = int64_t(1) << 18;
+
+/// Runs fn(i) for i in [0, n) on the thread pool (defined below).
+void parallelFor(int64_t n, const std::function<void(int64_t)> &fn);
+int poolThreads();
+
+/// With LOOM_KERNEL_STATS set, GEMM calls are timed per shape and the
+/// totals printed to stderr at exit: where a program's BLAS time goes.
+class KernelStats {
+public:
+  static KernelStats *get() {
+    static KernelStats *stats =
+        getenv("LOOM_KERNEL_STATS") ? new KernelStats() : nullptr;
+    return stats;
+  }
+  void add(int64_t batch, int64_t m, int64_t n, int64_t k, bool transB,
+           double seconds) {
+    std::lock_guard<std::mutex> lock(mutex);
+    Entry &e = entries[{batch, m, n, k, transB}];
+    e.calls += 1;
+    e.seconds += seconds;
+  }
+  ~KernelStats() = default;
+
+private:
+  using Key = std::tuple<int64_t, int64_t, int64_t, int64_t, bool>;
+  struct Entry {
+    int64_t calls = 0;
+    double seconds = 0;
+  };
+  KernelStats() {
+    std::atexit([] { get()->print(); });
+  }
+  void print() {
+    std::lock_guard<std::mutex> lock(mutex);
+    double total = 0;
+    for (auto &[key, e] : entries)
+      total += e.seconds;
+    std::fprintf(stderr, "loom kernel stats: %.3f s in GEMMs\n", total);
+    for (auto &[key, e] : entries) {
+      auto [batch, m, n, k, t] = key;
+      double flops = 2.0 * batch * m * n * k * e.calls;
+      std::fprintf(stderr,
+                   "  %lldx[%lld,%lld,%lld]%s: %lld calls, %.3f ms, %.1f "
+                   "GFLOP/s\n",
+                   (long long)batch, (long long)m, (long long)n, (long long)k,
+                   t ? " B^T" : "", (long long)e.calls, e.seconds * 1e3,
+                   flops / e.seconds * 1e-9);
+    }
+  }
+  std::mutex mutex;
+  std::map<Key, Entry> entries;
+};
+
+/// Times `fn` into the kernel statistics when they are on.
+template <typename Fn>
+void timed(int64_t batch, int64_t m, int64_t n, int64_t k, bool transB, Fn fn) {
+  KernelStats *stats = KernelStats::get();
+  if (!stats) {
+    fn();
+    return;
+  }
+  auto start = std::chrono::steady_clock::now();
+  fn();
+  std::chrono::duration<double> d = std::chrono::steady_clock::now() - start;
+  stats->add(batch, m, n, k, transB, d.count());
+}
+
 template <typename T>
 void gemm2d(Desc<T, 2> *a, Desc<T, 2> *b, Desc<T, 2> *c, int32_t transB,
             int32_t accumulate) {
   int64_t m = c->sizes[0], n = c->sizes[1], k = a->sizes[1];
-  gemmOne(a->aligned + a->offset, a->strides, b->aligned + b->offset,
-          b->strides, c->aligned + c->offset, c->strides, m, n, k, transB != 0,
-          accumulate != 0);
+  const T *pa = a->aligned + a->offset, *pb = b->aligned + b->offset;
+  T *pc = c->aligned + c->offset;
+  timed(1, m, n, k, transB != 0, [&] {
+    int64_t chunks = std::min<int64_t>(poolThreads(), m);
+    if (chunks > 1 && m * n * k > kSmallGemm) {
+      // Row blocks of A and C, one per thread, each a single-threaded GEMM.
+      parallelFor(chunks, [&](int64_t i) {
+        int64_t lo = i * m / chunks, hi = (i + 1) * m / chunks;
+        gemmOne(pa + lo * a->strides[0], a->strides, pb, b->strides,
+                pc + lo * c->strides[0], c->strides, hi - lo, n, k, transB != 0,
+                accumulate != 0);
+      });
+      return;
+    }
+    gemmOne(pa, a->strides, pb, b->strides, pc, c->strides, m, n, k,
+            transB != 0, accumulate != 0);
+  });
 }
 
 template <typename T>
@@ -136,11 +224,20 @@ void gemm3d(Desc<T, 3> *a, Desc<T, 3> *b, Desc<T, 3> *c, int32_t transB,
             int32_t accumulate) {
   int64_t batch = c->sizes[0], m = c->sizes[1], n = c->sizes[2],
           k = a->sizes[2];
-  for (int64_t i = 0; i < batch; ++i)
+  auto one = [&](int64_t i) {
     gemmOne(a->aligned + a->offset + i * a->strides[0], a->strides + 1,
             b->aligned + b->offset + i * b->strides[0], b->strides + 1,
             c->aligned + c->offset + i * c->strides[0], c->strides + 1, m, n, k,
             transB != 0, accumulate != 0);
+  };
+  timed(batch, m, n, k, transB != 0, [&] {
+    // BLAS runs single-threaded; the batch is split over the pool.
+    if (batch > 1) {
+      parallelFor(batch, one);
+      return;
+    }
+    one(0);
+  });
 }
 
 /// Copies a strided view element by element.
@@ -220,7 +317,12 @@ BufferCache &bufferCache() {
   return *cache;
 }
 
-/// The pool that runs the parallel loops of compiled programs: the caller
+/// How long an idle worker spins (pause instructions, about a millisecond)
+/// before it sleeps.
+constexpr int kSpins = 20000;
+
+/// The pool that runs the parallel loops of compiled programs and splits
+/// GEMMs (BLAS itself runs single-threaded): the caller
 /// and `threads - 1` workers split [0, n) into one contiguous chunk each.
 /// Workers spin briefly after a job (ops come back to back), then sleep.
 class ThreadPool {
@@ -231,6 +333,8 @@ public:
     static ThreadPool *pool = new ThreadPool(); // outlives static dtors
     return *pool;
   }
+
+  int numThreads() const { return threads; }
 
   void setThreads(int n) {
     std::lock_guard<std::mutex> runLock(runMutex);
@@ -269,6 +373,9 @@ private:
   ThreadPool() {
     unsigned hw = std::thread::hardware_concurrency();
     threads = hw ? static_cast<int>(hw) : 1;
+    // All parallelism is the pool's: OpenBLAS's own threads would compete
+    // with its workers for the same cores (and spin while idle).
+    openblas_set_num_threads(1);
   }
 
   /// Runs unclaimed chunks of the current job.
@@ -286,9 +393,9 @@ private:
     uint64_t seen = generation.load(std::memory_order_acquire);
     for (;;) {
       // Spin a little: the next op usually follows within microseconds.
-      for (int spin = 0;
-           spin < 20000 && generation.load(std::memory_order_acquire) == seen &&
-           !stopping.load();
+      for (int spin = 0; spin < kSpins &&
+                         generation.load(std::memory_order_acquire) == seen &&
+                         !stopping.load();
            ++spin)
         __builtin_ia32_pause();
       {
@@ -335,6 +442,18 @@ private:
   int threads = 1;
 };
 
+int poolThreads() { return ThreadPool::get().numThreads(); }
+
+void parallelFor(int64_t n, const std::function<void(int64_t)> &fn) {
+  ThreadPool::get().run(
+      [](void *ctx, int64_t lo, int64_t hi) {
+        auto &f = *static_cast<const std::function<void(int64_t)> *>(ctx);
+        for (int64_t i = lo; i < hi; ++i)
+          f(i);
+      },
+      const_cast<std::function<void(int64_t)> *>(&fn), n);
+}
+
 } // namespace
 
 extern "C" {
@@ -357,10 +476,8 @@ void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment, size_t size) {
 void _mlir_memref_to_llvm_free(void *p) { bufferCache().release(p); }
 
 void loom_set_num_threads(int threads) {
-  if (threads <= 0)
-    return;
-  openblas_set_num_threads(threads);
-  ThreadPool::get().setThreads(threads);
+  if (threads > 0)
+    ThreadPool::get().setThreads(threads);
 }
 
 void _mlir_ciface_loom_kernel_gemm_f32(void *a, void *b, void *c,

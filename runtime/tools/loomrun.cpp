@@ -506,8 +506,8 @@ int main(int argc, char **argv) {
     double sum = 0;
     for (double t : times)
       sum += t;
-    std::printf("bench: %lld runs, median %.3f ms, min %.3f ms, max %.3f ms, "
-                "mean %.3f ms\n",
+    std::printf("bench: %lld runs, median %.4g ms, min %.4g ms, max %.4g ms, "
+                "mean %.4g ms\n",
                 static_cast<long long>(times.size()), median(times),
                 *std::min_element(times.begin(), times.end()),
                 *std::max_element(times.begin(), times.end()),

@@ -23,6 +23,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/DialectConversion.h"
 
@@ -215,18 +216,40 @@ using ScalarFn = llvm::function_ref<Value(OpBuilder &, Location, ValueRange)>;
 
 /// One parallel `linalg.generic` producing `resultType` from `operands`
 /// broadcast to it; `fn` maps the operands' scalars to the result scalar.
+/// Constant i1 operands (masks) are read as i8: LLVM vectorises byte loads,
+/// but assembles vectors of i1 loaded from memory one bit at a time.
 Value buildElementwise(OpBuilder &b, Location loc, RankedTensorType resultType,
                        ValueRange operands, ScalarFn fn) {
+  SmallVector<Value> inputs(operands);
+  SmallVector<bool> widened(inputs.size(), false);
+  for (auto [i, v] : llvm::enumerate(inputs)) {
+    DenseElementsAttr mask;
+    if (!tensorType(v).getElementType().isInteger(1) ||
+        !matchPattern(v, m_Constant(&mask)))
+      continue;
+    auto bytes = RankedTensorType::get(tensorType(v).getShape(), b.getI8Type());
+    SmallVector<int8_t> values;
+    for (bool bit : mask.getValues<bool>())
+      values.push_back(bit);
+    v = b.create<arith::ConstantOp>(
+        loc, DenseElementsAttr::get(bytes, ArrayRef<int8_t>(values)));
+    widened[i] = true;
+  }
   SmallVector<AffineMap> maps;
-  for (Value v : operands)
+  for (Value v : inputs)
     maps.push_back(broadcastMap(b, tensorType(v), resultType.getShape()));
   maps.push_back(b.getMultiDimIdentityMap(resultType.getRank()));
   SmallVector<utils::IteratorType> iterators(resultType.getRank(),
                                              utils::IteratorType::parallel);
   auto generic = b.create<linalg::GenericOp>(
-      loc, resultType, operands, emptyTensor(b, loc, resultType), maps,
-      iterators, [&](OpBuilder &nb, Location nloc, ValueRange args) {
-        Value r = fn(nb, nloc, args.drop_back());
+      loc, resultType, inputs, emptyTensor(b, loc, resultType), maps, iterators,
+      [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        SmallVector<Value> scalars(args.drop_back());
+        for (auto [i, w] : llvm::enumerate(widened))
+          if (w)
+            scalars[i] =
+                nb.create<arith::TruncIOp>(nloc, nb.getI1Type(), scalars[i]);
+        Value r = fn(nb, nloc, scalars);
         nb.create<linalg::YieldOp>(nloc, r);
       });
   return generic.getResult(0);
@@ -402,35 +425,48 @@ Value mapWithStats(OpBuilder &b, Location loc, Value x, ValueRange stats,
       .getResult(0);
 }
 
-/// Softmax pieces along `axis`: returns (x - max, sum(exp(x - max))) with
-/// the sum lacking the axis.
+/// Softmax statistics along `axis`: the row maximum (0 for a row of -inf,
+/// which would otherwise give inf - inf = NaN) in the storage type, and
+/// sum(exp(x - max)) in the compute type, both lacking the axis. The sum is
+/// one reduction that computes exp on the fly, so x is read three times in
+/// all (max, sum, result) and nothing of x's size is written in between.
 std::pair<Value, Value> softmaxParts(OpBuilder &b, Location loc, Value x,
                                      int64_t axis) {
-  Type et = tensorType(x).getElementType();
-  Value m = reduceMax(b, loc, x, {axis});
-  Value shifted = mapWithStats(
-      b, loc, x, m, {axis}, {}, {}, et,
+  RankedTensorType t = tensorType(x);
+  Type et = t.getElementType(), ct = computeType(et);
+  int64_t rank = t.getRank();
+  Value rawMax = reduceMax(b, loc, x, {axis});
+  Value m = mapWithStats(
+      b, loc, rawMax, {}, {}, {}, {}, et,
       [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
-        // A row of -inf would give NaN (inf - inf); treat its max as 0.
-        Value mx = a[1];
-        if (isa<FloatType>(et)) {
-          Value isInf = nb.create<arith::CmpFOp>(
-              l, arith::CmpFPredicate::OEQ, mx,
-              nb.create<arith::ConstantOp>(l, extremeAttr(nb, et, true)));
-          mx = nb.create<arith::SelectOp>(l, isInf, zeroOf(nb, l, et), mx);
-        }
-        Value d = nb.create<arith::SubFOp>(l, toCompute(nb, l, a[0]),
-                                           toCompute(nb, l, mx));
-        return fromCompute(nb, l, d, et);
+        Value isInf = nb.create<arith::CmpFOp>(
+            l, arith::CmpFPredicate::OEQ, a[0],
+            nb.create<arith::ConstantOp>(l, extremeAttr(nb, et, true)));
+        return nb.create<arith::SelectOp>(l, isInf, zeroOf(nb, l, et), a[0]);
       });
-  Value e = mapWithStats(b, loc, shifted, {}, {}, {}, {}, et,
-                         [&](OpBuilder &nb, Location l, ValueRange a) {
-                           Value v = nb.create<math::ExpOp>(
-                               l, toCompute(nb, l, a[0]));
-                           return fromCompute(nb, l, v, et);
-                         });
-  Value s = reduceSum(b, loc, e, {axis});
-  return {shifted, s};
+  SmallVector<int64_t> rowShape;
+  for (int64_t i = 0; i < rank; ++i)
+    if (i != axis)
+      rowShape.push_back(t.getDimSize(i));
+  auto sumType = RankedTensorType::get(rowShape, ct);
+  Value init =
+      filledTensor(b, loc, sumType, cast<TypedAttr>(b.getZeroAttr(ct)));
+  AffineMap row = projectionMap(b, rank, [&](int64_t i) { return i != axis; });
+  SmallVector<AffineMap> maps{b.getMultiDimIdentityMap(rank), row, row};
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  iterators[axis] = utils::IteratorType::reduction;
+  Value sum = b.create<linalg::GenericOp>(
+                   loc, sumType, ValueRange{x, m}, init, maps, iterators,
+                   [&](OpBuilder &nb, Location l, ValueRange a) {
+                     Value e = nb.create<math::ExpOp>(
+                         l, nb.create<arith::SubFOp>(l, toCompute(nb, l, a[0]),
+                                                     toCompute(nb, l, a[1])));
+                     nb.create<linalg::YieldOp>(
+                         l, addValues(nb, l, a[2], e, /*reassoc=*/true));
+                   })
+                  .getResult(0);
+  return {m, sum};
 }
 
 //===----------------------------------------------------------------------===//
@@ -1103,14 +1139,16 @@ struct SoftmaxLowering : OpRewritePattern<SoftmaxOp> {
     Location loc = op.getLoc();
     int64_t axis = op.getAxis();
     Type et = tensorType(op.getInput()).getElementType();
-    auto [shifted, sum] = softmaxParts(rewriter, loc, op.getInput(), axis);
-    Value r = mapWithStats(
-        rewriter, loc, shifted, sum, {axis}, {}, {}, et,
-        [&](OpBuilder &b, Location l, ValueRange a) {
-          Value e = b.create<math::ExpOp>(l, toCompute(b, l, a[0]));
-          Value v = b.create<arith::DivFOp>(l, e, toCompute(b, l, a[1]));
-          return fromCompute(b, l, v, et);
-        });
+    auto [max, sum] = softmaxParts(rewriter, loc, op.getInput(), axis);
+    Value r =
+        mapWithStats(rewriter, loc, op.getInput(), ValueRange{max, sum}, {axis},
+                     {}, {}, et, [&](OpBuilder &b, Location l, ValueRange a) {
+                       Value e = b.create<math::ExpOp>(
+                           l, b.create<arith::SubFOp>(l, toCompute(b, l, a[0]),
+                                                      toCompute(b, l, a[1])));
+                       Value v = b.create<arith::DivFOp>(l, e, a[2]);
+                       return fromCompute(b, l, v, et);
+                     });
     rewriter.replaceOp(op, r);
     return success();
   }
@@ -1118,14 +1156,15 @@ struct SoftmaxLowering : OpRewritePattern<SoftmaxOp> {
 
 Value logSoftmax(OpBuilder &b, Location loc, Value x, int64_t axis) {
   Type et = tensorType(x).getElementType();
-  auto [shifted, sum] = softmaxParts(b, loc, x, axis);
-  return mapWithStats(
-      b, loc, shifted, sum, {axis}, {}, {}, et,
-      [&](OpBuilder &nb, Location l, ValueRange a) {
-        Value lg = nb.create<math::LogOp>(l, toCompute(nb, l, a[1]));
-        Value v = nb.create<arith::SubFOp>(l, toCompute(nb, l, a[0]), lg);
-        return fromCompute(nb, l, v, et);
-      });
+  auto [max, sum] = softmaxParts(b, loc, x, axis);
+  return mapWithStats(b, loc, x, ValueRange{max, sum}, {axis}, {}, {}, et,
+                      [&](OpBuilder &nb, Location l, ValueRange a) {
+                        Value shifted = nb.create<arith::SubFOp>(
+                            l, toCompute(nb, l, a[0]), toCompute(nb, l, a[1]));
+                        Value v = nb.create<arith::SubFOp>(
+                            l, shifted, nb.create<math::LogOp>(l, a[2]));
+                        return fromCompute(nb, l, v, et);
+                      });
 }
 
 struct LogSoftmaxLowering : OpRewritePattern<LogSoftmaxOp> {
@@ -1151,22 +1190,36 @@ struct LayerNormLowering : OpRewritePattern<LayerNormOp> {
     for (int64_t i = axis; i < rank; ++i)
       axes.push_back(i);
     Value mean = reduceMean(rewriter, loc, x, axes, /*keepCompute=*/true);
-    Value centered =
-        mapWithStats(rewriter, loc, x, mean, axes, {}, {}, computeType(et),
-                     [&](OpBuilder &b, Location l, ValueRange a) {
-                       return b
-                           .create<arith::SubFOp>(l, toCompute(b, l, a[0]),
-                                                  toCompute(b, l, a[1]))
-                           .getResult();
-                     });
-    Value var = reduceMean(
-        rewriter, loc,
-        mapWithStats(
-            rewriter, loc, centered, {}, {}, {}, {}, computeType(et),
-            [](OpBuilder &b, Location l, ValueRange a) {
-              return b.create<arith::MulFOp>(l, a[0], a[0]).getResult();
-            }),
-        axes, /*keepCompute=*/true);
+    // sum((x - mean)^2) in one reduction: nothing of x's size is written
+    // before the result.
+    Type ct = computeType(et);
+    int64_t count = 1;
+    for (int64_t a : axes)
+      count *= t.getDimSize(a);
+    auto rowType = cast<RankedTensorType>(mean.getType());
+    Value init = filledTensor(rewriter, loc, rowType,
+                              cast<TypedAttr>(rewriter.getZeroAttr(ct)));
+    AffineMap row =
+        projectionMap(rewriter, rank, [&](int64_t i) { return i < axis; });
+    SmallVector<utils::IteratorType> iterators(rank,
+                                               utils::IteratorType::parallel);
+    for (int64_t i : axes)
+      iterators[i] = utils::IteratorType::reduction;
+    Value squares =
+        rewriter
+            .create<linalg::GenericOp>(
+                loc, rowType, ValueRange{x, mean}, init,
+                ArrayRef<AffineMap>{rewriter.getMultiDimIdentityMap(rank), row,
+                                    row},
+                iterators,
+                [&](OpBuilder &b, Location l, ValueRange a) {
+                  Value d =
+                      b.create<arith::SubFOp>(l, toCompute(b, l, a[0]), a[1]);
+                  Value sq = b.create<arith::MulFOp>(l, d, d);
+                  b.create<linalg::YieldOp>(
+                      l, addValues(b, l, a[2], sq, /*reassoc=*/true));
+                })
+            .getResult(0);
     AffineMap trailing =
         projectionMap(rewriter, rank, [&](int64_t i) { return i >= axis; });
     SmallVector<Value> extras;
@@ -1183,13 +1236,15 @@ struct LayerNormLowering : OpRewritePattern<LayerNormOp> {
     bool hasScale = op.getScale() != nullptr;
     bool hasBias = op.getBias() != nullptr;
     Value r = mapWithStats(
-        rewriter, loc, centered, var, axes, extras, extraMaps, et,
-        [&](OpBuilder &b, Location l, ValueRange a) {
-          Type ct = a[0].getType();
+        rewriter, loc, x, ValueRange{mean, squares}, axes, extras, extraMaps,
+        et, [&](OpBuilder &b, Location l, ValueRange a) {
+          Value var = b.create<arith::MulFOp>(
+              l, a[2], floatConst(b, l, ct, 1.0 / static_cast<double>(count)));
           Value inv = b.create<math::RsqrtOp>(
-              l, b.create<arith::AddFOp>(l, a[1], floatConst(b, l, ct, eps)));
-          Value v = b.create<arith::MulFOp>(l, a[0], inv);
-          unsigned next = 2;
+              l, b.create<arith::AddFOp>(l, var, floatConst(b, l, ct, eps)));
+          Value v = b.create<arith::MulFOp>(
+              l, b.create<arith::SubFOp>(l, toCompute(b, l, a[0]), a[1]), inv);
+          unsigned next = 3;
           if (hasScale)
             v = b.create<arith::MulFOp>(l, v, toCompute(b, l, a[next++]));
           if (hasBias)

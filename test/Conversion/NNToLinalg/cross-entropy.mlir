@@ -8,16 +8,23 @@
 
 // CHECK-LABEL: func.func @cross_entropy(
 // CHECK-SAME:    %[[L:[^:]+]]: tensor<4x16x100xf32>, %[[T:[^:]+]]: tensor<4x16xi64>)
-// log_softmax along axis 2
+// log_softmax along axis 2: the row maximum, then sum(exp(x - max)) in one
+// reduction generic over the class axis, then a generic reading the logits
+// and both statistics.
 // CHECK:         linalg.reduce ins(%[[L]] : tensor<4x16x100xf32>)
 // CHECK-SAME:      dimensions = [2]
 // CHECK:           arith.maximumf
-// CHECK:         math.exp
-// CHECK:         linalg.reduce
-// CHECK-SAME:      dimensions = [2]
+// CHECK:         %[[MAX:.+]] = linalg.generic
+// CHECK:           arith.select
+// CHECK:         %[[SUM:.+]] = linalg.generic
+// CHECK-SAME:      iterator_types = ["parallel", "parallel", "reduction"]
+// CHECK-SAME:      ins(%[[L]], %[[MAX]] : tensor<4x16x100xf32>, tensor<4x16xf32>) outs(%{{.+}} : tensor<4x16xf32>)
+// CHECK:           math.exp
 // CHECK:           arith.addf %{{.+}}, %{{.+}} fastmath<reassoc,contract> : f32
 // CHECK:         %[[LSM:.+]] = linalg.generic
-// CHECK-SAME:      indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>]
+// CHECK-SAME:      indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>]
+// CHECK-SAME:      ins(%[[L]], %[[MAX]], %[[SUM]] : tensor<4x16x100xf32>, tensor<4x16xf32>, tensor<4x16xf32>)
+// CHECK:           arith.subf
 // CHECK:           math.log
 // CHECK:           arith.subf
 // the loss and count reduction
@@ -67,12 +74,14 @@ func.func @cross_entropy(%l: tensor<4x16x100xf32>, %t: tensor<4x16xi64>) -> tens
 // CHECK-SAME:    %[[L:[^:]+]]: tensor<4x10x3xf32>, %[[T:[^:]+]]: tensor<4x3xi32>)
 // CHECK:         linalg.reduce ins(%[[L]] : tensor<4x10x3xf32>)
 // CHECK-SAME:      dimensions = [1]
-// CHECK:         math.exp
-// CHECK:         %[[SUM:.+]] = linalg.reduce
-// CHECK-SAME:      dimensions = [1]
+// CHECK:         %[[MAX:.+]] = linalg.generic
+// CHECK:         %[[SUM:.+]] = linalg.generic
+// CHECK-SAME:      iterator_types = ["parallel", "reduction", "parallel"]
+// CHECK-SAME:      ins(%[[L]], %[[MAX]] : tensor<4x10x3xf32>, tensor<4x3xf32>)
+// CHECK:           math.exp
 // CHECK:         %[[LSM:.+]] = linalg.generic
-// CHECK-SAME:      indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>]
-// CHECK-SAME:      ins(%{{.+}}, %[[SUM]] : tensor<4x10x3xf32>, tensor<4x3xf32>)
+// CHECK-SAME:      indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>]
+// CHECK-SAME:      ins(%[[L]], %[[MAX]], %[[SUM]] : tensor<4x10x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>)
 // CHECK:           math.log
 // CHECK:         linalg.generic
 // CHECK-SAME:      ins(%[[T]] : tensor<4x3xi32>)
@@ -98,10 +107,15 @@ func.func @ignore_index(%l: tensor<4x10x3xf32>, %t: tensor<4x3xi32>) -> tensor<f
 // Rank-1 logits and rank-0 labels: a reduction over no loops.
 // CHECK-LABEL: func.func @single(
 // CHECK-SAME:    %[[L:[^:]+]]: tensor<10xf64>, %[[T:[^:]+]]: tensor<i64>)
-// CHECK:         math.exp
-// CHECK:         %[[SUM:.+]] = linalg.reduce
+// CHECK:         linalg.reduce ins(%[[L]] : tensor<10xf64>)
+// CHECK:         %[[MAX:.+]] = linalg.generic
+// CHECK-SAME:      iterator_types = []
+// CHECK:         %[[SUM:.+]] = linalg.generic
+// CHECK-SAME:      iterator_types = ["reduction"]
+// CHECK-SAME:      ins(%[[L]], %[[MAX]] : tensor<10xf64>, tensor<f64>) outs(%{{.+}} : tensor<f64>)
+// CHECK:           math.exp
 // CHECK:         %[[LSM:.+]] = linalg.generic
-// CHECK-SAME:      ins(%{{.+}}, %[[SUM]] : tensor<10xf64>, tensor<f64>)
+// CHECK-SAME:      ins(%[[L]], %[[MAX]], %[[SUM]] : tensor<10xf64>, tensor<f64>, tensor<f64>)
 // CHECK:           math.log
 // CHECK:         linalg.generic
 // CHECK-SAME:      indexing_maps = [affine_map<() -> ()>, affine_map<() -> ()>, affine_map<() -> ()>]

@@ -185,17 +185,27 @@ func.func @batch_norm_bf16(%x: tensor<2x3xbf16>, %g: tensor<3xbf16>, %b: tensor<
 
 // -----
 
-// layer_norm: the centred values and the variance are f32 tensors; the
-// final generic truncates.
+// layer_norm: the mean and the sum of squares are f32 row tensors; the
+// sum-of-squares reduction reads the f16 input, extends it and accumulates
+// in f32; the final generic reads the f16 input and both f32 statistics and
+// truncates once.
 // CHECK-LABEL: func.func @layer_norm_f16(
 // CHECK-SAME:    %[[X:[^:]+]]: tensor<2x64xf16>, %[[G:[^:]+]]: tensor<64xf16>)
-// CHECK:         %[[C:.+]] = linalg.generic {{.*}} ins(%[[X]], %{{.+}} : tensor<2x64xf16>, {{.+}}) outs(%{{.+}} : tensor<2x64xf32>)
-// CHECK:           arith.subf %{{.+}}, %{{.+}} : f32
-// CHECK:         %[[SQ:.+]] = linalg.generic {{.*}} ins(%[[C]] : tensor<2x64xf32>) outs(%{{.+}} : tensor<2x64xf32>)
-// CHECK:         linalg.reduce ins(%[[SQ]] : tensor<2x64xf32>) outs(%{{.+}} : tensor<2xf32>)
-// CHECK:         %[[R:.+]] = linalg.generic {{.*}} ins(%[[C]], %{{.+}}, %[[G]] : tensor<2x64xf32>, tensor<2xf32>, tensor<64xf16>) outs(%{{.+}} : tensor<2x64xf16>)
+// CHECK:         %[[MEAN:.+]] = linalg.generic {{.*}} ins(%{{.+}} : tensor<2xf32>) outs(%{{.+}} : tensor<2xf32>)
+// CHECK:         %[[SQ:.+]] = linalg.generic
+// CHECK-SAME:      iterator_types = ["parallel", "reduction"]
+// CHECK-SAME:      ins(%[[X]], %[[MEAN]] : tensor<2x64xf16>, tensor<2xf32>) outs(%{{.+}} : tensor<2xf32>)
+// CHECK-NEXT:    ^bb0(%[[XI:.+]]: f16, %[[MI:.+]]: f32, %[[ACC:.+]]: f32):
+// CHECK-NEXT:      %[[XW:.+]] = arith.extf %[[XI]] : f16 to f32
+// CHECK-NEXT:      %[[D:.+]] = arith.subf %[[XW]], %[[MI]] : f32
+// CHECK-NEXT:      %[[P:.+]] = arith.mulf %[[D]], %[[D]] : f32
+// CHECK-NEXT:      arith.addf %[[ACC]], %[[P]] fastmath<reassoc,contract> : f32
+// CHECK:         %[[R:.+]] = linalg.generic {{.*}} ins(%[[X]], %[[MEAN]], %[[SQ]], %[[G]] : tensor<2x64xf16>, tensor<2xf32>, tensor<2xf32>, tensor<64xf16>) outs(%{{.+}} : tensor<2x64xf16>)
+// CHECK-NEXT:    ^bb0(%{{.+}}: f16, %{{.+}}: f32, %{{.+}}: f32, %[[GI:.+]]: f16, %{{.+}}: f16):
+// CHECK-NOT:       arith.truncf
 // CHECK:           math.rsqrt %{{.+}} : f32
-// CHECK:           %[[GW:.+]] = arith.extf %{{.+}} : f16 to f32
+// CHECK-NOT:       arith.truncf
+// CHECK:           %[[GW:.+]] = arith.extf %[[GI]] : f16 to f32
 // CHECK-NEXT:      %[[S:.+]] = arith.mulf %{{.+}}, %[[GW]] : f32
 // CHECK-NEXT:      %[[T:.+]] = arith.truncf %[[S]] : f32 to f16
 // CHECK-NEXT:      linalg.yield %[[T]] : f16
@@ -207,12 +217,24 @@ func.func @layer_norm_f16(%x: tensor<2x64xf16>, %g: tensor<64xf16>) -> tensor<2x
 
 // -----
 
-// cross_entropy sums the loss and the count in f32 and truncates the mean.
+// cross_entropy: the log_softmax denominator sum(exp(x - max)) is one
+// reduction generic over the f16 logits accumulating in f32; the
+// log_softmax generic reads the f16 logits, the f16 maximum and the f32 sum
+// and truncates once. The loss and the count are summed in f32 and the mean
+// is truncated.
 // CHECK-LABEL: func.func @cross_entropy_f16(
-// CHECK:         math.exp
-// CHECK:         %[[SUM:.+]] = linalg.reduce
-// CHECK:         %[[LSM:.+]] = linalg.generic {{.*}} ins(%{{.+}}, %[[SUM]] : tensor<4x10xf16>, tensor<4xf32>) outs(%{{.+}} : tensor<4x10xf16>)
+// CHECK-SAME:    %[[L:[^:]+]]: tensor<4x10xf16>
+// CHECK:         %[[MAX:.+]] = linalg.generic {{.*}} outs(%{{.+}} : tensor<4xf16>)
+// CHECK:         %[[SUM:.+]] = linalg.generic
+// CHECK-SAME:      iterator_types = ["parallel", "reduction"]
+// CHECK-SAME:      ins(%[[L]], %[[MAX]] : tensor<4x10xf16>, tensor<4xf16>) outs(%{{.+}} : tensor<4xf32>)
+// CHECK:           math.exp %{{.+}} : f32
+// CHECK-NEXT:      arith.addf %{{.+}}, %{{.+}} fastmath<reassoc,contract> : f32
+// CHECK:         %[[LSM:.+]] = linalg.generic {{.*}} ins(%[[L]], %[[MAX]], %[[SUM]] : tensor<4x10xf16>, tensor<4xf16>, tensor<4xf32>) outs(%{{.+}} : tensor<4x10xf16>)
+// CHECK-NOT:       arith.truncf
 // CHECK:           math.log %{{.+}} : f32
+// CHECK-NEXT:      %[[LS:.+]] = arith.subf %{{.+}}, %{{.+}} : f32
+// CHECK-NEXT:      arith.truncf %[[LS]] : f32 to f16
 // CHECK:         %[[ZERO:.+]] = arith.constant 0.000000e+00 : f32
 // CHECK:         %[[ACC:.+]] = linalg.fill ins(%[[ZERO]] : f32) outs(%{{.+}} : tensor<f32>)
 // CHECK:         %[[RED:.+]]:2 = linalg.generic {{.*}} outs(%[[ACC]], %[[ACC]] : tensor<f32>, tensor<f32>)

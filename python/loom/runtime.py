@@ -1,0 +1,117 @@
+"""Run Loom artifacts from Python through the runtime's C API (ctypes).
+
+    from loom.runtime import Program, set_num_threads
+    program = Program("model.loom")
+    outputs = program.run({"x": x})          # dict of numpy arrays
+
+The library is libloom_runtime.so from the build (LOOM_RUNTIME_LIB, else
+$LOOM_BUILD/lib, else build/lib beside this package).
+"""
+import ctypes
+import os
+
+import numpy as np
+
+_DTYPES = {1: np.float16, 2: np.dtype("V2"), 3: np.float32, 4: np.float64,
+           5: np.int8, 6: np.int16, 7: np.int32, 8: np.int64, 9: np.uint8,
+           10: np.bool_}
+
+
+class _TensorInfo(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("dtype", ctypes.c_int32),
+                ("rank", ctypes.c_int32),
+                ("shape", ctypes.POINTER(ctypes.c_int64)),
+                ("num_elements", ctypes.c_int64), ("nbytes", ctypes.c_size_t)]
+
+
+def _library_path():
+    if "LOOM_RUNTIME_LIB" in os.environ:
+        return os.environ["LOOM_RUNTIME_LIB"]
+    build = os.environ.get("LOOM_BUILD") or os.path.join(
+        os.path.dirname(__file__), "..", "..", "build")
+    return os.path.join(build, "lib", "libloom_runtime.so")
+
+
+_lib = None
+
+
+def library():
+    global _lib
+    if _lib is None:
+        lib = ctypes.CDLL(_library_path(), mode=ctypes.RTLD_GLOBAL)
+        lib.loom_program_load.restype = ctypes.c_void_p
+        lib.loom_program_load.argtypes = [ctypes.c_char_p, ctypes.c_char_p,
+                                          ctypes.c_size_t]
+        lib.loom_program_free.argtypes = [ctypes.c_void_p]
+        for kind in ("input", "output"):
+            count = getattr(lib, f"loom_program_num_{kind}s")
+            count.restype = ctypes.c_size_t
+            count.argtypes = [ctypes.c_void_p]
+            info = getattr(lib, f"loom_program_{kind}")
+            info.restype = ctypes.POINTER(_TensorInfo)
+            info.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+        lib.loom_program_run.restype = ctypes.c_int
+        lib.loom_program_run.argtypes = [
+            ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p),
+            ctypes.POINTER(ctypes.c_void_p), ctypes.c_char_p, ctypes.c_size_t]
+        lib.loom_set_num_threads.argtypes = [ctypes.c_int]
+        _lib = lib
+    return _lib
+
+
+def set_num_threads(threads):
+    """Threads of the kernels (BLAS) and of the parallel loops."""
+    library().loom_set_num_threads(int(threads))
+
+
+class LoomError(RuntimeError):
+    pass
+
+
+class Program:
+    def __init__(self, artifact):
+        lib = library()
+        err = ctypes.create_string_buffer(4096)
+        handle = lib.loom_program_load(os.fsencode(artifact), err, len(err))
+        if not handle:
+            raise LoomError(err.value.decode())
+        self._handle = handle
+        self.inputs = self._specs("input")
+        self.outputs = self._specs("output")
+        self._out = [np.empty(shape, dtype) for _, dtype, shape in self.outputs]
+        self._out_ptrs = (ctypes.c_void_p * len(self._out))(
+            *[a.ctypes.data for a in self._out])
+
+    def _specs(self, kind):
+        lib = library()
+        specs = []
+        for i in range(getattr(lib, f"loom_program_num_{kind}s")(self._handle)):
+            info = getattr(lib, f"loom_program_{kind}")(self._handle, i).contents
+            shape = tuple(info.shape[d] for d in range(info.rank))
+            specs.append((info.name.decode(), _DTYPES[info.dtype], shape))
+        return specs
+
+    def run(self, feeds):
+        """Runs once; returns {output name: array} (arrays are reused by
+        the next call: copy them to keep them)."""
+        arrays = []
+        for name, dtype, shape in self.inputs:
+            if name not in feeds:
+                raise LoomError(f"missing input '{name}'")
+            a = np.ascontiguousarray(feeds[name], dtype=dtype)
+            if a.shape != shape:
+                raise LoomError(f"input '{name}' expects shape {shape}, "
+                                f"got {a.shape}")
+            arrays.append(a)
+        ptrs = (ctypes.c_void_p * max(len(arrays), 1))(
+            *[a.ctypes.data for a in arrays])
+        err = ctypes.create_string_buffer(4096)
+        if library().loom_program_run(self._handle, ptrs, self._out_ptrs, err,
+                                      len(err)):
+            raise LoomError(err.value.decode())
+        return {name: a for (name, _, _), a in zip(self.outputs, self._out)}
+
+    def __del__(self):
+        if getattr(self, "_handle", None) and _lib is not None:
+            _lib.loom_program_free(self._handle)
+            self._handle = None
