@@ -240,6 +240,27 @@ private:
       ++pos;
   }
 
+  enum class Separator { More, Closed, Error };
+
+  /// After an element of an array or object: a ',' (more follow) or the
+  /// closing bracket; anything else is an error, reported here.
+  Separator parseSeparator(char close, const char *what) {
+    skipWhitespace();
+    std::string expected = std::string("',' or '") + close + "'";
+    if (atEnd()) {
+      fail(std::string("unterminated ") + what + ": expected " + expected);
+      return Separator::Error;
+    }
+    char c = static_cast<char>(peek());
+    if (c == ',' || c == close) {
+      ++pos;
+      return c == ',' ? Separator::More : Separator::Closed;
+    }
+    fail("expected " + expected + " in an " + what + ", found " +
+         describeByte(peek()));
+    return Separator::Error;
+  }
+
   bool expectedValue() {
     if (atEnd())
       return fail("expected a JSON value, found the end of the input");
@@ -302,19 +323,10 @@ private:
       if (!parseValue(element, depth))
         return false;
       result.elements.push_back(std::move(element));
-      skipWhitespace();
-      if (atEnd())
-        return fail("unterminated array: expected ',' or ']'");
-      if (peek() == ',') {
-        ++pos;
+      Separator next = parseSeparator(']', "array");
+      if (next == Separator::More)
         continue;
-      }
-      if (peek() == ']') {
-        ++pos;
-        return true;
-      }
-      return fail("expected ',' or ']' in an array, found " +
-                  describeByte(peek()));
+      return next == Separator::Closed;
     }
   }
 
@@ -355,19 +367,10 @@ private:
       if (!parseValue(value, depth))
         return false;
       result.members.push_back(Member{std::move(key), std::move(value)});
-      skipWhitespace();
-      if (atEnd())
-        return fail("unterminated object: expected ',' or '}'");
-      if (peek() == ',') {
-        ++pos;
+      Separator next = parseSeparator('}', "object");
+      if (next == Separator::More)
         continue;
-      }
-      if (peek() == '}') {
-        ++pos;
-        return true;
-      }
-      return fail("expected ',' or '}' in an object, found " +
-                  describeByte(peek()));
+      return next == Separator::Closed;
     }
   }
 

@@ -630,54 +630,20 @@ struct CompareLowering : ElementwisePattern<CompareOp> {
   using ElementwisePattern::ElementwisePattern;
   Value scalar(CompareOp op, OpBuilder &b, Location loc,
                ValueRange a) const override {
-    Type et = a[0].getType();
-    CompareDirection d = op.getDirection();
-    if (isa<FloatType>(et)) {
-      arith::CmpFPredicate p = arith::CmpFPredicate::OEQ;
-      switch (d) {
-      case CompareDirection::EQ:
-        p = arith::CmpFPredicate::OEQ;
-        break;
-      case CompareDirection::NE:
-        p = arith::CmpFPredicate::UNE;
-        break;
-      case CompareDirection::LT:
-        p = arith::CmpFPredicate::OLT;
-        break;
-      case CompareDirection::LE:
-        p = arith::CmpFPredicate::OLE;
-        break;
-      case CompareDirection::GT:
-        p = arith::CmpFPredicate::OGT;
-        break;
-      case CompareDirection::GE:
-        p = arith::CmpFPredicate::OGE;
-        break;
-      }
-      return b.create<arith::CmpFOp>(loc, p, a[0], a[1]);
-    }
-    arith::CmpIPredicate p = arith::CmpIPredicate::eq;
-    switch (d) {
-    case CompareDirection::EQ:
-      p = arith::CmpIPredicate::eq;
-      break;
-    case CompareDirection::NE:
-      p = arith::CmpIPredicate::ne;
-      break;
-    case CompareDirection::LT:
-      p = arith::CmpIPredicate::slt;
-      break;
-    case CompareDirection::LE:
-      p = arith::CmpIPredicate::sle;
-      break;
-    case CompareDirection::GT:
-      p = arith::CmpIPredicate::sgt;
-      break;
-    case CompareDirection::GE:
-      p = arith::CmpIPredicate::sge;
-      break;
-    }
-    return b.create<arith::CmpIOp>(loc, p, a[0], a[1]);
+    // Indexed by CompareDirection (eq, ne, lt, le, gt, ge). Float compares
+    // are ordered except `ne`, which is true for NaN.
+    static constexpr arith::CmpFPredicate floatPredicates[] = {
+        arith::CmpFPredicate::OEQ, arith::CmpFPredicate::UNE,
+        arith::CmpFPredicate::OLT, arith::CmpFPredicate::OLE,
+        arith::CmpFPredicate::OGT, arith::CmpFPredicate::OGE};
+    static constexpr arith::CmpIPredicate intPredicates[] = {
+        arith::CmpIPredicate::eq,  arith::CmpIPredicate::ne,
+        arith::CmpIPredicate::slt, arith::CmpIPredicate::sle,
+        arith::CmpIPredicate::sgt, arith::CmpIPredicate::sge};
+    auto d = static_cast<unsigned>(op.getDirection());
+    if (isa<FloatType>(a[0].getType()))
+      return b.create<arith::CmpFOp>(loc, floatPredicates[d], a[0], a[1]);
+    return b.create<arith::CmpIOp>(loc, intPredicates[d], a[0], a[1]);
   }
 };
 

@@ -354,36 +354,34 @@ FailureOr<func::FuncOp> findEntry(ModuleOp module) {
 LogicalResult prepareEntry(func::FuncOp fn, SmallVectorImpl<TensorSpec> &params,
                            SmallVectorImpl<TensorSpec> &inputs,
                            SmallVectorImpl<TensorSpec> &outputs) {
-  auto checkType = [&](Type t, StringRef what, unsigned i) -> LogicalResult {
+  auto checkType = [&](Type t, StringRef what, unsigned i,
+                       StringRef name) -> LogicalResult {
     auto rt = dyn_cast<RankedTensorType>(t);
     if (!rt || !rt.hasStaticShape() || dtypeName(rt.getElementType()).empty())
       return emitError(fn.getLoc())
-             << what << " #" << i << " has type " << t
+             << what << " #" << i << " ('" << name << "') has type " << t
              << "; the CPU backend needs tensors of static shape (fix "
                 "dynamic dimensions with --input-shape)";
     return success();
   };
   FunctionType type = fn.getFunctionType();
-  for (auto [i, t] : llvm::enumerate(type.getInputs())) {
-    if (failed(checkType(t, "input", i)))
-      return failure();
-    std::string name = nameAttrOf(fn.getArgAttrDict(i)).str();
-    inputs.push_back({name.empty() ? "input" + std::to_string(i) : name,
-                      cast<RankedTensorType>(t),
-                      {},
-                      0,
-                      0});
-  }
-  for (auto [i, t] : llvm::enumerate(type.getResults())) {
-    if (failed(checkType(t, "result", i)))
-      return failure();
-    std::string name = nameAttrOf(fn.getResultAttrDict(i)).str();
-    outputs.push_back({name.empty() ? "output" + std::to_string(i) : name,
-                       cast<RankedTensorType>(t),
-                       {},
-                       0,
-                       0});
-  }
+  auto record = [&](TypeRange types, StringRef what, bool isArg,
+                    SmallVectorImpl<TensorSpec> &specs) {
+    for (auto [i, t] : llvm::enumerate(types)) {
+      std::string name =
+          nameAttrOf(isArg ? fn.getArgAttrDict(i) : fn.getResultAttrDict(i))
+              .str();
+      if (failed(checkType(t, what, i, name)))
+        return failure();
+      if (name.empty())
+        name = (isArg ? "input" : "output") + std::to_string(i);
+      specs.push_back({name, cast<RankedTensorType>(t), {}, 0, 0});
+    }
+    return success();
+  };
+  if (failed(record(type.getInputs(), "input", true, inputs)) ||
+      failed(record(type.getResults(), "result", false, outputs)))
+    return failure();
 
   // Parameters become leading arguments; one argument per distinct name.
   llvm::StringMap<unsigned> byName;
@@ -661,26 +659,25 @@ FailureOr<HostTarget> makeTarget(StringRef cpuOption, Location loc) {
   if (cpuOption == "native") {
     host.cpu = llvm::sys::getHostCPUName().str();
     llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
-    if (!features.empty()) {
-      SmallVector<std::string> parts;
-      for (auto &f : features)
-        parts.push_back((f.second ? "+" : "-") + f.first().str());
-      llvm::sort(parts);
-      featureString = llvm::join(parts, ",");
-      for (const char *checked : {"avx", "avx2", "fma", "avx512f", "avx512bw",
-                                  "avx512dq", "avx512vl"})
-        if (features.lookup(checked))
-          host.features.push_back(checked);
-    }
+    SmallVector<std::string> parts;
+    for (auto &f : features)
+      parts.push_back((f.second ? "+" : "-") + f.first().str());
+    llvm::sort(parts);
+    featureString = llvm::join(parts, ",");
   } else {
     host.cpu = cpuOption.str();
   }
   std::unique_ptr<llvm::MCSubtargetInfo> sti(
-      target->createMCSubtargetInfo(host.triple, "", ""));
-  if (sti && !sti->isCPUStringValid(host.cpu))
+      target->createMCSubtargetInfo(host.triple, host.cpu, featureString));
+  if (!sti || !sti->isCPUStringValid(host.cpu))
     return emitError(loc) << "unknown CPU '" << host.cpu
                           << "' for --cpu (try 'native', 'x86-64-v3' or "
                              "'skylake-avx512')";
+  // The features the runtime checks before running the program.
+  for (const char *checked :
+       {"avx", "avx2", "fma", "avx512f", "avx512bw", "avx512dq", "avx512vl"})
+    if (sti->checkFeatures(std::string("+") + checked))
+      host.features.push_back(checked);
   llvm::TargetOptions options;
   host.machine.reset(target->createTargetMachine(
       host.triple, host.cpu, featureString, options, llvm::Reloc::PIC_,

@@ -12,26 +12,10 @@ import os
 import subprocess
 import sys
 
-import onnx
-
-
-def node_test_dir():
-    return os.path.join(os.path.dirname(onnx.__file__), "backend", "test",
-                        "data", "node")
-
-
-def load_expectations(path):
-    expected = {}
-    with open(path) as f:
-        for number, line in enumerate(f, 1):
-            line = line.split("#", 1)[0].strip()
-            if not line:
-                continue
-            name, sep, reason = line.partition(":")
-            if not sep or not reason.strip():
-                sys.exit(f"{path}:{number}: expected 'test_name: reason'")
-            expected[name.strip()] = reason.strip()
-    return expected
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "..", "utils"))
+from node_tests import (first_error_line, load_expectations,  # noqa: E402
+                        split_node_tests)
 
 
 def main():
@@ -41,30 +25,14 @@ def main():
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     args = parser.parse_args()
 
-    supported = set(subprocess.run(
-        [args.loomc, "--list-onnx-operators"], check=True, capture_output=True,
-        text=True).stdout.split())
-    root = node_test_dir()
-    covered, uncovered = [], []
-    for name in sorted(os.listdir(root)):
-        path = os.path.join(root, name, "model.onnx")
-        if not os.path.exists(path):
-            continue
-        model = onnx.load(path, load_external_data=False)
-        ops = {n.op_type for n in model.graph.node
-               if n.domain in ("", "ai.onnx")}
-        others = [n for n in model.graph.node if n.domain not in ("", "ai.onnx")]
-        if ops and ops <= supported and not others:
-            covered.append((name, path))
-        else:
-            uncovered.append(name)
+    covered, uncovered = split_node_tests(args.loomc)
 
     def run(item):
-        name, path = item
-        result = subprocess.run([args.loomc, path, "-o", os.devnull],
-                                capture_output=True, text=True, timeout=60)
-        first = result.stderr.strip().splitlines()[:1]
-        return name, result.returncode, first[0] if first else ""
+        name, directory = item
+        result = subprocess.run(
+            [args.loomc, os.path.join(directory, "model.onnx"), "-o",
+             os.devnull], capture_output=True, text=True, timeout=60)
+        return name, result.returncode, first_error_line(result)
 
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
         results = list(pool.map(run, covered))

@@ -18,6 +18,10 @@ from loom import onnx_models
 BATCH = 3
 RTOL, ATOL = 1e-4, 1e-5
 
+# Big enough that loops and GEMMs are split over the thread pool.
+MODELS = dict(onnx_models.MODELS, gpt_wide=lambda: onnx_models.gpt(
+    layers=2, hidden=128, heads=4, vocab=256, seq=128))
+
 
 def feeds_for(model, rng):
     feeds = {}
@@ -36,14 +40,14 @@ def main():
     os.makedirs(outdir, exist_ok=True)
     failed = False
     for name in names:
-        model = onnx_models.MODELS[name]()
+        model = MODELS[name]()
         path = os.path.join(outdir, name + ".onnx")
         onnx_models.save(model, path)
         rng = np.random.default_rng(0)
         feeds = feeds_for(model, rng)
         artifact = os.path.join(outdir, name + ".loom")
         cmd = ["loomc", path, "-o", artifact]
-        run = ["loomrun", artifact, "--output-dir",
+        run = ["loomrun", artifact, "--threads", "2", "--output-dir",
                os.path.join(outdir, name + "-out")]
         for key, value in feeds.items():
             cmd += ["--input-shape", key + "=" + "x".join(map(str, value.shape))]

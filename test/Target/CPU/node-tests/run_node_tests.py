@@ -26,6 +26,11 @@ import numpy as np
 import onnx
 from onnx import numpy_helper
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "..", "utils"))
+from node_tests import (first_error_line, load_expectations,  # noqa: E402
+                        split_node_tests)
+
 RTOL, ATOL = 1e-3, 1e-5
 
 # Operand positions that Loom needs as compile-time constants, by operator.
@@ -36,25 +41,6 @@ CONSTANT_OPERANDS = {
     "Trilu": {1}, "ConstantOfShape": {0}, "Range": {0, 1, 2},
     "Dropout": {1, 2},
 }
-
-
-def node_test_dir():
-    return os.path.join(os.path.dirname(onnx.__file__), "backend", "test",
-                        "data", "node")
-
-
-def load_expectations(path):
-    expected = {}
-    with open(path) as f:
-        for number, line in enumerate(f, 1):
-            line = line.split("#", 1)[0].strip()
-            if not line:
-                continue
-            name, sep, reason = line.partition(":")
-            if not sep or not reason.strip():
-                sys.exit(f"{path}:{number}: expected 'test_name: reason'")
-            expected[name.strip()] = reason.strip()
-    return expected
 
 
 def safe_name(name):
@@ -139,8 +125,7 @@ def run_test(item, loomc, loomrun, keep):
         result = subprocess.run(cmd, capture_output=True, text=True,
                                 timeout=300)
         if result.returncode != 0:
-            first = result.stderr.strip().splitlines()[:1]
-            return name, "import", first[0] if first else f"exit {result.returncode}"
+            return name, "import", first_error_line(result)
         with open(os.path.join(tmp, "model.loom", "manifest.json")) as f:
             manifest = json.load(f)
         cmd = [loomrun, os.path.join(tmp, "model.loom"), "--output-dir",
@@ -155,8 +140,7 @@ def run_test(item, loomc, loomrun, keep):
         result = subprocess.run(cmd, capture_output=True, text=True,
                                 timeout=300)
         if result.returncode != 0:
-            first = result.stderr.strip().splitlines()[:1]
-            return name, "run", first[0] if first else f"exit {result.returncode}"
+            return name, "run", first_error_line(result)
         for spec, want in zip(manifest["outputs"], expected):
             got = np.load(os.path.join(tmp, "out",
                                        safe_name(spec["name"]) + ".npy"))
@@ -185,23 +169,7 @@ def main():
                         help="print every failure as an expectations line")
     args = parser.parse_args()
 
-    supported = set(subprocess.run(
-        [args.loomc, "--list-onnx-operators"], check=True, capture_output=True,
-        text=True).stdout.split())
-    root = node_test_dir()
-    covered, uncovered = [], []
-    for name in sorted(os.listdir(root)):
-        path = os.path.join(root, name, "model.onnx")
-        if not os.path.exists(path) or args.filter not in name:
-            continue
-        model = onnx.load(path, load_external_data=False)
-        ops = {n.op_type for n in model.graph.node
-               if n.domain in ("", "ai.onnx")}
-        others = [n for n in model.graph.node if n.domain not in ("", "ai.onnx")]
-        if ops and ops <= supported and not others:
-            covered.append((name, os.path.join(root, name)))
-        else:
-            uncovered.append(name)
+    covered, uncovered = split_node_tests(args.loomc, args.filter)
 
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
         results = list(pool.map(
