@@ -14,6 +14,8 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstddef>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -232,11 +234,10 @@ void gemm3d(Desc<T, 3> *a, Desc<T, 3> *b, Desc<T, 3> *c, int32_t transB,
   };
   timed(batch, m, n, k, transB != 0, [&] {
     // BLAS runs single-threaded; the batch is split over the pool.
-    if (batch > 1) {
+    if (batch > 1)
       parallelFor(batch, one);
-      return;
-    }
-    one(0);
+    else if (batch == 1)
+      one(0);
   });
 }
 
@@ -262,21 +263,29 @@ public:
   void *allocate(size_t size, size_t alignment) {
     if (alignment < 64)
       alignment = 64;
-    size = (size + 63) & ~size_t(63);
+    // aligned_alloc wants a power-of-two alignment and a size multiple of it.
+    if (alignment & (alignment - 1))
+      return nullptr;
+    size = (size + alignment - 1) & ~(alignment - 1);
     if (size == 0)
-      size = 64;
+      size = alignment;
     {
       std::lock_guard<std::mutex> lock(mutex);
       auto it = freeBlocks.find(size);
-      if (it != freeBlocks.end() && !it->second.empty()) {
-        void *p = it->second.back();
-        it->second.pop_back();
-        cachedBytes -= size;
-        live[p] = size;
-        return p;
+      if (it != freeBlocks.end()) {
+        std::vector<void *> &blocks = it->second;
+        for (size_t i = blocks.size(); i-- > 0;) {
+          void *p = blocks[i];
+          if (reinterpret_cast<uintptr_t>(p) % alignment != 0)
+            continue;
+          blocks.erase(blocks.begin() + static_cast<std::ptrdiff_t>(i));
+          cachedBytes -= size;
+          live[p] = size;
+          return p;
+        }
       }
     }
-    void *p = std::aligned_alloc(alignment > 4096 ? alignment : 64, size);
+    void *p = std::aligned_alloc(alignment, size);
     if (!p)
       return nullptr;
     std::lock_guard<std::mutex> lock(mutex);
@@ -343,6 +352,12 @@ public:
   }
 
   void run(Task task, void *ctx, int64_t n) {
+    // A loop started from inside a task runs inline: the pool is busy with
+    // the outer loop, and waiting for it would deadlock.
+    if (insideTask) {
+      task(ctx, 0, n);
+      return;
+    }
     std::lock_guard<std::mutex> runLock(runMutex);
     int64_t chunks = std::min<int64_t>(threads, n);
     if (chunks <= 1) {
@@ -350,15 +365,18 @@ public:
       return;
     }
     startWorkers();
+    uint64_t id;
     {
       std::lock_guard<std::mutex> lock(mutex);
       job = {task, ctx, n, chunks};
-      next.store(0);
       finished.store(0);
-      generation.fetch_add(1, std::memory_order_release);
+      id = generation.fetch_add(1) + 1;
+      // Publishing the claim word opens the job; claims of an older job
+      // (a worker still leaving it) fail on the id.
+      claim.store(id << 32, std::memory_order_release);
     }
     wake.notify_all();
-    work();
+    work(id);
     while (finished.load(std::memory_order_acquire) < chunks)
       std::this_thread::yield();
   }
@@ -378,13 +396,24 @@ private:
     openblas_set_num_threads(1);
   }
 
-  /// Runs unclaimed chunks of the current job.
-  void work() {
+  /// Runs unclaimed chunks of job `id`. A chunk is claimed by advancing the
+  /// claim word (job id in the high half, next chunk in the low half), so a
+  /// worker late from an earlier job can never take or count a chunk of
+  /// this one; a job is replaced only once all its chunks are finished.
+  void work(uint64_t id) {
     for (;;) {
-      int64_t i = next.fetch_add(1);
+      uint64_t word = claim.load(std::memory_order_acquire);
+      if (word >> 32 != (id & 0xffffffffu))
+        return;
+      int64_t i = static_cast<int64_t>(word & 0xffffffffu);
       if (i >= job.chunks)
         return;
+      if (!claim.compare_exchange_weak(word, word + 1,
+                                       std::memory_order_acq_rel))
+        continue;
+      insideTask = true;
       job.task(job.ctx, i * job.n / job.chunks, (i + 1) * job.n / job.chunks);
+      insideTask = false;
       finished.fetch_add(1, std::memory_order_release);
     }
   }
@@ -408,7 +437,7 @@ private:
           return;
         seen = generation.load(std::memory_order_acquire);
       }
-      work();
+      work(seen);
     }
   }
 
@@ -431,16 +460,20 @@ private:
     workers.clear();
   }
 
+  static thread_local bool insideTask;
   std::mutex runMutex; // one parallel loop at a time
   std::mutex mutex;
   std::condition_variable wake;
   std::vector<std::thread> workers;
   std::atomic<bool> stopping{false};
   std::atomic<uint64_t> generation{0};
-  std::atomic<int64_t> next{0}, finished{0};
+  std::atomic<uint64_t> claim{0};
+  std::atomic<int64_t> finished{0};
   Job job;
   int threads = 1;
 };
+
+thread_local bool ThreadPool::insideTask = false;
 
 int poolThreads() { return ThreadPool::get().numThreads(); }
 

@@ -729,23 +729,18 @@ Writer &Writer::key(std::string_view name) {
   return *this;
 }
 
-Writer &Writer::beginObject() {
+Writer &Writer::open(char bracket, Scope scope) {
   if (!beginValue())
     return *this;
-  out += '{';
-  stack.push_back(Scope::Object);
+  out += bracket;
+  stack.push_back(scope);
   hasMembers.push_back(false);
   return *this;
 }
 
-Writer &Writer::beginArray() {
-  if (!beginValue())
-    return *this;
-  out += '[';
-  stack.push_back(Scope::Array);
-  hasMembers.push_back(false);
-  return *this;
-}
+Writer &Writer::beginObject() { return open('{', Scope::Object); }
+
+Writer &Writer::beginArray() { return open('[', Scope::Array); }
 
 Writer &Writer::endObject() {
   if (misused)

@@ -663,21 +663,11 @@ struct CastLowering : ElementwisePattern<CastOp> {
   }
 };
 
-struct ConstantLowering : OpRewritePattern<ConstantOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(ConstantOp op,
-                                PatternRewriter &rewriter) const override {
-    rewriter.replaceOpWithNewOp<arith::ConstantOp>(
-        op, cast<TypedAttr>(op.getValue()));
-    return success();
-  }
-};
-
-/// Parameters left in the body (nn-parameters-to-arguments moves them to
-/// arguments for artifacts) become constants.
-struct ParameterLowering : OpRewritePattern<ParameterOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(ParameterOp op,
+/// nn.constant, and nn.parameter left in the body (the CPU target moves
+/// parameters to arguments first), become arith.constant.
+template <typename OpTy> struct ElementsLowering : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op,
                                 PatternRewriter &rewriter) const override {
     rewriter.replaceOpWithNewOp<arith::ConstantOp>(
         op, cast<TypedAttr>(op.getValue()));
@@ -1648,20 +1638,19 @@ struct ConvertNNToLinalg
 } // namespace
 
 void loom::populateNNToLinalgPatterns(RewritePatternSet &patterns) {
-  patterns
-      .add<ExpLowering, LogLowering, SqrtLowering, RsqrtLowering, TanhLowering,
-           ErfLowering, ReciprocalLowering, SigmoidLowering, GeluLowering,
-           NegLowering, AbsLowering, ReluLowering, AddLowering, SubLowering,
-           MulLowering, DivLowering, PowLowering, MaxLowering, MinLowering,
-           CompareLowering, WhereLowering, CastLowering, ConstantLowering,
-           ParameterLowering, RangeLowering, MatmulLowering, Conv2dLowering,
-           MaxPoolLowering, AvgPoolLowering, ReduceSumLowering,
-           ReduceMaxLowering, ReduceMinLowering, ReduceMeanLowering,
-           GlobalAvgPoolLowering, GlobalMaxPoolLowering, SoftmaxLowering,
-           LogSoftmaxLowering, LayerNormLowering, BatchNormLowering,
-           GatherLowering, CrossEntropyLowering, ReshapeLikeLowering<ReshapeOp>,
-           ReshapeLikeLowering<SqueezeOp>, ReshapeLikeLowering<UnsqueezeOp>,
-           TransposeLowering, BroadcastToLowering, ConcatLowering,
-           SliceLowering, SplitLowering, PadLowering, TriluLowering>(
-          patterns.getContext());
+  patterns.add<
+      ExpLowering, LogLowering, SqrtLowering, RsqrtLowering, TanhLowering,
+      ErfLowering, ReciprocalLowering, SigmoidLowering, GeluLowering,
+      NegLowering, AbsLowering, ReluLowering, AddLowering, SubLowering,
+      MulLowering, DivLowering, PowLowering, MaxLowering, MinLowering,
+      CompareLowering, WhereLowering, CastLowering,
+      ElementsLowering<ConstantOp>, ElementsLowering<ParameterOp>,
+      RangeLowering, MatmulLowering, Conv2dLowering, MaxPoolLowering,
+      AvgPoolLowering, ReduceSumLowering, ReduceMaxLowering, ReduceMinLowering,
+      ReduceMeanLowering, GlobalAvgPoolLowering, GlobalMaxPoolLowering,
+      SoftmaxLowering, LogSoftmaxLowering, LayerNormLowering, BatchNormLowering,
+      GatherLowering, CrossEntropyLowering, ReshapeLikeLowering<ReshapeOp>,
+      ReshapeLikeLowering<SqueezeOp>, ReshapeLikeLowering<UnsqueezeOp>,
+      TransposeLowering, BroadcastToLowering, ConcatLowering, SliceLowering,
+      SplitLowering, PadLowering, TriluLowering>(patterns.getContext());
 }

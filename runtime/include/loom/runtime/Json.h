@@ -147,6 +147,7 @@ public:
 private:
   enum class Scope : unsigned char { Object, Array };
   bool beginValue();
+  Writer &open(char bracket, Scope scope);
   void newline();
 
   std::string out;
