@@ -264,7 +264,7 @@ public:
     if (alignment < 64)
       alignment = 64;
     // aligned_alloc wants a power-of-two alignment and a size multiple of it.
-    if (alignment & (alignment - 1))
+    if ((alignment & (alignment - 1)) || size > SIZE_MAX - alignment)
       return nullptr;
     size = (size + alignment - 1) & ~(alignment - 1);
     if (size == 0)
@@ -361,19 +361,26 @@ public:
     std::lock_guard<std::mutex> runLock(runMutex);
     int64_t chunks = std::min<int64_t>(threads, n);
     if (chunks <= 1) {
+      insideTask = true;
       task(ctx, 0, n);
+      insideTask = false;
       return;
     }
     startWorkers();
     uint64_t id;
     {
       std::lock_guard<std::mutex> lock(mutex);
-      job = {task, ctx, n, chunks};
+      id = (generation.load() + 1) & 0xffffffffu;
+      // Close the previous job first (a worker still leaving it fails its
+      // claim on the changed word), then fill in this one, then open it.
+      claim.store((id << 32) | 0xffffffffu, std::memory_order_release);
+      job.task = task;
+      job.ctx = ctx;
+      job.n = n;
+      job.chunks.store(chunks, std::memory_order_relaxed);
       finished.store(0);
-      id = generation.fetch_add(1) + 1;
-      // Publishing the claim word opens the job; claims of an older job
-      // (a worker still leaving it) fail on the id.
       claim.store(id << 32, std::memory_order_release);
+      generation.store(id, std::memory_order_release);
     }
     wake.notify_all();
     work(id);
@@ -385,7 +392,8 @@ private:
   struct Job {
     Task task = nullptr;
     void *ctx = nullptr;
-    int64_t n = 0, chunks = 0;
+    int64_t n = 0;
+    std::atomic<int64_t> chunks{0}; // read before a claim succeeds
   };
 
   ThreadPool() {
@@ -403,16 +411,17 @@ private:
   void work(uint64_t id) {
     for (;;) {
       uint64_t word = claim.load(std::memory_order_acquire);
-      if (word >> 32 != (id & 0xffffffffu))
+      if (word >> 32 != id)
         return;
       int64_t i = static_cast<int64_t>(word & 0xffffffffu);
-      if (i >= job.chunks)
+      int64_t chunks = job.chunks.load(std::memory_order_relaxed);
+      if (i >= chunks)
         return;
       if (!claim.compare_exchange_weak(word, word + 1,
                                        std::memory_order_acq_rel))
         continue;
       insideTask = true;
-      job.task(job.ctx, i * job.n / job.chunks, (i + 1) * job.n / job.chunks);
+      job.task(job.ctx, i * job.n / chunks, (i + 1) * job.n / chunks);
       insideTask = false;
       finished.fetch_add(1, std::memory_order_release);
     }

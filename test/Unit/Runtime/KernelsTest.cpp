@@ -776,23 +776,17 @@ TEST(ParallelForTest, NestedCallsRunInline) {
 TEST(ParallelForTest, ManyCallsInARow) {
   // Back-to-back calls with tiny n: no lost wake-up, no deadlock, no chunk
   // lost or run twice. The chunk count stays the same on 3 threads (see
-  // DISABLED_ManyCallsWithChangingChunkCounts).
+  // ManyCallsWithChangingChunkCounts).
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   EXPECT_EXIT(manyCallsChild(1, 1, 20000), ::testing::ExitedWithCode(0), "");
   EXPECT_EXIT(manyCallsChild(2, 1, 20000), ::testing::ExitedWithCode(0), "");
   EXPECT_EXIT(manyCallsChild(3, 3, 20000), ::testing::ExitedWithCode(0), "");
 }
 
-// DISABLED: fails in most runs on 2 cores (a chunk runs twice; a miscount
-// of `finished` can also return early or hang). A worker that finished the
-// last chunk of a job (n = 2: chunks 0, 1) loads the claim word (old id,
-// index 2) while the caller, already returned, starts the next job: run()
-// writes `job` (chunks = 3 for n >= 3 on 3 threads) before it stores the new
-// claim word, so the worker sees 2 < job.chunks, its CAS on the still-old
-// word succeeds, and it runs chunk 2 of the new job, which is claimed and run
-// again once the new word is published. Closing the claim word (new id, an
-// index >= any chunk count) before writing `job` fixes it.
-TEST(ParallelForTest, DISABLED_ManyCallsWithChangingChunkCounts) {
+// The chunk count changes from call to call (n from 1 up on 3 threads): a
+// worker that finished the last chunk of one job and reads the claim word
+// late must neither take a chunk of the next job nor count one.
+TEST(ParallelForTest, ManyCallsWithChangingChunkCounts) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   EXPECT_EXIT(manyCallsChild(3, 1, 20000), ::testing::ExitedWithCode(0), "");
 }
