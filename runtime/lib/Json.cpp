@@ -742,10 +742,10 @@ Writer &Writer::beginObject() { return open('{', Scope::Object); }
 
 Writer &Writer::beginArray() { return open('[', Scope::Array); }
 
-Writer &Writer::endObject() {
+Writer &Writer::close(char bracket, Scope scope) {
   if (misused)
     return *this;
-  if (stack.empty() || stack.back() != Scope::Object || keyPending) {
+  if (stack.empty() || stack.back() != scope || keyPending) {
     misused = true;
     return *this;
   }
@@ -754,25 +754,13 @@ Writer &Writer::endObject() {
   hasMembers.pop_back();
   if (nonEmpty)
     newline();
-  out += '}';
+  out += bracket;
   return *this;
 }
 
-Writer &Writer::endArray() {
-  if (misused)
-    return *this;
-  if (stack.empty() || stack.back() != Scope::Array) {
-    misused = true;
-    return *this;
-  }
-  bool nonEmpty = hasMembers.back();
-  stack.pop_back();
-  hasMembers.pop_back();
-  if (nonEmpty)
-    newline();
-  out += ']';
-  return *this;
-}
+Writer &Writer::endObject() { return close('}', Scope::Object); }
+
+Writer &Writer::endArray() { return close(']', Scope::Array); }
 
 Writer &Writer::null() {
   if (beginValue())

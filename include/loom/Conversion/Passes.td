@@ -12,14 +12,17 @@ def ConvertNNToLinalg : Pass<"convert-nn-to-linalg"> {
     elementwise fusion and one-shot bufferization:
 
     - elementwise ops become parallel `linalg.generic`s whose indexing maps
-      broadcast the operands (no broadcast is materialised), so
-      `linalg-fuse-elementwise-ops` can merge whole chains into one loop;
+      broadcast the operands (no broadcast is materialised), so linalg's
+      elementwise fusion can merge whole chains into one loop; constant
+      `i1` masks are read as `i8` (LLVM vectorises byte loads);
     - `nn.matmul` becomes `linalg.matmul` (batch dimensions folded into M
       when the right operand is 2-D) or `linalg.batch_matmul`, reading a
       transposed operand in place (`*_transpose_b`);
     - reductions become `linalg.reduce` whose adds carry `reassoc` so that
-      LLVM vectorises them; softmax, log_softmax, layer_norm and
-      cross_entropy decompose into reductions and elementwise generics;
+      LLVM vectorises them; softmax and log_softmax read their input three
+      times (max, sum of exp computed on the fly, result) and layer_norm
+      likewise (mean, sum of squares, result), writing nothing of the
+      input's size in between; cross_entropy builds on log_softmax;
     - convolutions and pools become linalg's named NCHW ops on a padded
       input; gather, strided slices and reflect/edge pads read with
       `tensor.extract`, clamping indices so that bad data cannot read
@@ -43,16 +46,22 @@ def ConvertLinalgToKernels : Pass<"convert-linalg-to-kernels", "mlir::ModuleOp">
   let summary = "Call the runtime's BLAS kernels for f32/f64 matmuls on buffers";
   let description = [{
     After bufferization, replaces `linalg.matmul`, `linalg.batch_matmul` and
-    their `transpose_b` forms on f32 and f64 memrefs with calls to the
-    runtime's `loom_kernel_gemm_*` / `loom_kernel_batch_gemm_*` functions
-    (OpenBLAS underneath), declared with `llvm.emit_c_interface`. The calls
-    accumulate into the output, as the linalg ops do. Other element types
-    stay linalg and become loops.
+    their `transpose_b` forms whose three operands are all f32 or all f64
+    memrefs with calls to the runtime's `loom_kernel_gemm_*` /
+    `loom_kernel_batch_gemm_*` functions (OpenBLAS underneath), declared
+    with `llvm.emit_c_interface`. The operands are cast to fully dynamic
+    strided views; two i32 flags say whether B is transposed and whether
+    the call accumulates into C. A zero `linalg.fill` of C that nothing
+    else touches before the matmul is dropped and the call overwrites C
+    (accumulate = 0); otherwise it accumulates, as the linalg op does.
+    Other element types stay linalg and become loops.
 
     ```mlir
+    linalg.fill ins(%zero : f32) outs(%c : memref<32x8xf32>)
     linalg.matmul ins(%a, %b : memref<32x16xf32>, memref<16x8xf32>) outs(%c : memref<32x8xf32>)
     // becomes
-    call @loom_kernel_gemm_f32(%a', %b', %c', %false) : (memref<?x?xf32, strided<[?, ?], offset: ?>>, ...) -> ()
+    call @loom_kernel_gemm_f32(%a', %b', %c', %c0_i32, %c0_i32)
+        : (memref<?x?xf32, strided<[?, ?], offset: ?>>, ..., i32, i32) -> ()
     ```
   }];
   let dependentDialects = [

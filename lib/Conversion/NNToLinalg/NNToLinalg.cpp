@@ -1064,24 +1064,15 @@ struct ReduceMeanLowering : ReduceLowering<ReduceMeanOp> {
   }
 };
 
-struct GlobalAvgPoolLowering : OpRewritePattern<GlobalAvgPool2dOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(GlobalAvgPool2dOp op,
+/// Global pools reduce the spatial dimensions of NCHW, keeping them as 1s.
+template <typename OpTy> struct GlobalPoolLowering : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op,
                                 PatternRewriter &rewriter) const override {
     auto resultType = cast<RankedTensorType>(op.getType());
-    Value r = reduceMean(rewriter, op.getLoc(), op.getInput(), {2, 3});
-    rewriter.replaceOp(
-        op, reshapeTo(rewriter, op.getLoc(), r, resultType.getShape()));
-    return success();
-  }
-};
-
-struct GlobalMaxPoolLowering : OpRewritePattern<GlobalMaxPool2dOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(GlobalMaxPool2dOp op,
-                                PatternRewriter &rewriter) const override {
-    auto resultType = cast<RankedTensorType>(op.getType());
-    Value r = reduceMax(rewriter, op.getLoc(), op.getInput(), {2, 3});
+    Value r = std::is_same_v<OpTy, GlobalMaxPool2dOp>
+                  ? reduceMax(rewriter, op.getLoc(), op.getInput(), {2, 3})
+                  : reduceMean(rewriter, op.getLoc(), op.getInput(), {2, 3});
     rewriter.replaceOp(
         op, reshapeTo(rewriter, op.getLoc(), r, resultType.getShape()));
     return success();
@@ -1647,9 +1638,10 @@ void loom::populateNNToLinalgPatterns(RewritePatternSet &patterns) {
       ElementsLowering<ConstantOp>, ElementsLowering<ParameterOp>,
       RangeLowering, MatmulLowering, Conv2dLowering, MaxPoolLowering,
       AvgPoolLowering, ReduceSumLowering, ReduceMaxLowering, ReduceMinLowering,
-      ReduceMeanLowering, GlobalAvgPoolLowering, GlobalMaxPoolLowering,
-      SoftmaxLowering, LogSoftmaxLowering, LayerNormLowering, BatchNormLowering,
-      GatherLowering, CrossEntropyLowering, ReshapeLikeLowering<ReshapeOp>,
+      ReduceMeanLowering, GlobalPoolLowering<GlobalAvgPool2dOp>,
+      GlobalPoolLowering<GlobalMaxPool2dOp>, SoftmaxLowering,
+      LogSoftmaxLowering, LayerNormLowering, BatchNormLowering, GatherLowering,
+      CrossEntropyLowering, ReshapeLikeLowering<ReshapeOp>,
       ReshapeLikeLowering<SqueezeOp>, ReshapeLikeLowering<UnsqueezeOp>,
       TransposeLowering, BroadcastToLowering, ConcatLowering, SliceLowering,
       SplitLowering, PadLowering, TriluLowering>(patterns.getContext());

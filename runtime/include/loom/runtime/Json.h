@@ -148,6 +148,7 @@ private:
   enum class Scope : unsigned char { Object, Array };
   bool beginValue();
   Writer &open(char bracket, Scope scope);
+  Writer &close(char bracket, Scope scope);
   void newline();
 
   std::string out;
