@@ -1496,45 +1496,33 @@ struct PadLowering : OpRewritePattern<PadOp> {
         lo.push_back(rewriter.getIndexAttr(l));
         hi.push_back(rewriter.getIndexAttr(h));
       }
-      // Negative pads crop: pad the positive part, then slice.
-      bool crops = llvm::any_of(low, [](int64_t v) { return v < 0; }) ||
-                   llvm::any_of(high, [](int64_t v) { return v < 0; });
-      if (!crops) {
-        rewriter.replaceOpWithNewOp<tensor::PadOp>(op, resultType,
-                                                   op.getInput(), lo, hi, pad);
-        return success();
-      }
+      // Pads are non-negative (the importer turns crops into nn.slice).
+      rewriter.replaceOpWithNewOp<tensor::PadOp>(op, resultType, op.getInput(),
+                                                 lo, hi, pad);
+      return success();
     }
     if (resultType.getNumElements() == 0) {
       rewriter.replaceOp(op, emptyTensor(rewriter, loc, resultType));
       return success();
     }
-    if (in.getNumElements() == 0 && op.getMode() != PadMode::Constant)
+    if (in.getNumElements() == 0)
       return op.emitError("cannot ")
              << stringifyPadMode(op.getMode())
              << "-pad an empty tensor to a non-empty one";
+    // Reflect and edge read the input at a mirrored or clamped index.
     bool reflect = op.getMode() == PadMode::Reflect;
-    bool constant = op.getMode() == PadMode::Constant;
     Value input = op.getInput();
     Value r = buildIndexed(
         rewriter, loc, resultType,
         [&](OpBuilder &b, Location l, ArrayRef<Value> idx) -> Value {
           SmallVector<Value> coords;
-          Value inside = b.create<arith::ConstantIntOp>(l, 1, 1);
           for (size_t d = 0; d < idx.size(); ++d) {
             int64_t n = in.getDimSize(d);
             Value zero = b.create<arith::ConstantIndexOp>(l, 0);
             Value last = b.create<arith::ConstantIndexOp>(l, n - 1);
             Value i = b.create<arith::SubIOp>(
                 l, idx[d], b.create<arith::ConstantIndexOp>(l, low[d]));
-            if (constant) {
-              Value ge = b.create<arith::CmpIOp>(l, arith::CmpIPredicate::sge,
-                                                 i, zero);
-              Value le = b.create<arith::CmpIOp>(l, arith::CmpIPredicate::sle,
-                                                 i, last);
-              inside = b.create<arith::AndIOp>(
-                  l, inside, b.create<arith::AndIOp>(l, ge, le));
-            } else if (reflect) {
+            if (reflect) {
               // -i before the start, 2(n-1) - i after the end.
               i = b.create<arith::SelectOp>(
                   l,
@@ -1552,14 +1540,7 @@ struct PadLowering : OpRewritePattern<PadOp> {
                 l, b.create<arith::MaxSIOp>(l, i, zero), last);
             coords.push_back(i);
           }
-          Value v = b.create<tensor::ExtractOp>(l, input, coords);
-          if (!constant)
-            return v;
-          TypedAttr value = op.getValueAttr()
-                                ? op.getValueAttr()
-                                : cast<TypedAttr>(b.getZeroAttr(et));
-          return b.create<arith::SelectOp>(
-              l, inside, v, b.create<arith::ConstantOp>(l, value));
+          return b.create<tensor::ExtractOp>(l, input, coords);
         });
     rewriter.replaceOp(op, r);
     return success();
