@@ -410,11 +410,13 @@ static bool windowShaped(ArrayRef<int64_t> kernel, ArrayRef<int64_t> padding,
 LogicalResult MaxPool2dOp::verify() {
   if (!windowShaped(getKernel(), getPadding(), getDilations()))
     return success();
-  // Padding wider than the window would create windows of padding only.
-  for (int i = 0; i < 2; ++i)
-    if (getPadding()[i] >= getKernel()[i] * getDilations()[i] ||
-        getPadding()[2 + i] >= getKernel()[i] * getDilations()[i])
+  // Padding as wide as the window's extent, (kernel - 1) * dilation + 1,
+  // would create windows of padding only.
+  for (int i = 0; i < 2; ++i) {
+    int64_t extent = (getKernel()[i] - 1) * getDilations()[i] + 1;
+    if (getPadding()[i] >= extent || getPadding()[2 + i] >= extent)
       return emitOpError("padding must be smaller than the window extent");
+  }
   return success();
 }
 

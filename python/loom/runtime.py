@@ -98,7 +98,16 @@ class Program:
         for name, dtype, shape in self.inputs:
             if name not in feeds:
                 raise LoomError(f"missing input '{name}'")
-            a = np.ascontiguousarray(feeds[name], dtype=dtype)
+            a = np.asarray(feeds[name])
+            if dtype == _DTYPES[2]:
+                # bfloat16: numpy has no such type; take the raw 2-byte
+                # values (e.g. uint16 bits), never a numeric conversion.
+                if a.dtype.itemsize != 2 or a.dtype.kind not in "uiV":
+                    raise LoomError(f"input '{name}' is bfloat16: pass its "
+                                    "bits as uint16 or |V2, not "
+                                    f"{a.dtype}")
+                a = a.view(dtype)
+            a = np.require(np.asarray(a, dtype=dtype), requirements="C")
             if a.shape != shape:
                 raise LoomError(f"input '{name}' expects shape {shape}, "
                                 f"got {a.shape}")

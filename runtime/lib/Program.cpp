@@ -210,8 +210,9 @@ bool loadLibrary(loom_program &program, std::string &error,
     // Unresolved symbols mean the program needs a kernel this runtime does
     // not provide.
     if (message && std::strstr(message, "undefined symbol"))
-      error += " (the artifact needs a runtime that provides this symbol: "
-               "recompile it with a matching loomc)";
+      error += " (the program calls a function this runtime does not "
+               "provide: it needs a runtime built with the loomc that "
+               "compiled it)";
     return false;
   }
   ::dlerror();

@@ -27,6 +27,8 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/DialectConversion.h"
 
+#include <cmath>
+
 namespace loom {
 #define GEN_PASS_DEF_CONVERTNNTOLINALG
 #include "loom/Conversion/Passes.h.inc"
@@ -132,6 +134,35 @@ Value safeDivSI(OpBuilder &b, Location loc, Value x, Value y) {
   return b.create<arith::SelectOp>(loc, isZero, zero, r);
 }
 
+/// f64 -> bf16 rounded once to nearest even. LLVM lowers a direct truncf to
+/// __truncdfbf2, which libgcc 12 lacks; going through f32 with plain
+/// rounding would round twice. So: to f32 rounding to odd (truncate toward
+/// zero, then set the last bit if anything was lost), then f32 -> bf16.
+Value truncF64ToBF16(OpBuilder &b, Location loc, Value x) {
+  Type f32 = b.getF32Type(), i32 = b.getI32Type();
+  Value nearest = b.create<arith::TruncFOp>(loc, f32, x);
+  Value back = b.create<arith::ExtFOp>(loc, b.getF64Type(), nearest);
+  Value bits = b.create<arith::BitcastOp>(loc, i32, nearest);
+  // Rounded away from zero: step the magnitude back by one ulp.
+  Value away = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OGT,
+                                       b.create<math::AbsFOp>(loc, back),
+                                       b.create<math::AbsFOp>(loc, x));
+  Value one = b.create<arith::ConstantIntOp>(loc, 1, 32);
+  bits = b.create<arith::SelectOp>(
+      loc, away, b.create<arith::SubIOp>(loc, bits, one), bits);
+  Value inexact =
+      b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::ONE, back, x);
+  bits = b.create<arith::SelectOp>(
+      loc, inexact, b.create<arith::OrIOp>(loc, bits, one), bits);
+  Value odd = b.create<arith::BitcastOp>(loc, f32, bits);
+  // NaN and infinities pass through the first truncation unchanged.
+  Value special = b.create<arith::CmpFOp>(
+      loc, arith::CmpFPredicate::UEQ, b.create<math::AbsFOp>(loc, x),
+      floatConst(b, loc, b.getF64Type(), INFINITY));
+  Value f = b.create<arith::SelectOp>(loc, special, nearest, odd);
+  return b.create<arith::TruncFOp>(loc, b.getBF16Type(), f);
+}
+
 /// Converts a scalar between nn element types with nn.cast's semantics.
 Value convertScalar(OpBuilder &b, Location loc, Value v, Type to) {
   Type from = v.getType();
@@ -146,6 +177,8 @@ Value convertScalar(OpBuilder &b, Location loc, Value v, Type to) {
   }
   if (auto toF = dyn_cast<FloatType>(to)) {
     if (auto fromF = dyn_cast<FloatType>(from)) {
+      if (from.isF64() && to.isBF16())
+        return truncF64ToBF16(b, loc, v);
       if (fromF.getWidth() == toF.getWidth()) // f16 <-> bf16
         return b.create<arith::TruncFOp>(
             loc, to, b.create<arith::ExtFOp>(loc, b.getF32Type(), v));
@@ -509,7 +542,24 @@ template <typename OpTy> struct FloatUnaryPattern : ElementwisePattern<OpTy> {
   };
 
 LOOM_FLOAT_UNARY(ExpLowering, ExpOp, return b.create<math::ExpOp>(loc, x);)
-LOOM_FLOAT_UNARY(LogLowering, LogOp, return b.create<math::LogOp>(loc, x);)
+LOOM_FLOAT_UNARY(LogLowering, LogOp, {
+  if (!x.getType().isF32())
+    return b.create<math::LogOp>(loc, x);
+  // The f32 polynomial log is wrong below the smallest normal number:
+  // scale subnormals up by 2^24 and subtract 24 ln 2.
+  Value small = b.create<arith::CmpFOp>(
+      loc, arith::CmpFPredicate::OLT, b.create<math::AbsFOp>(loc, x),
+      floatConst(b, loc, x.getType(), 1.1754943508222875e-38));
+  Value scaled = b.create<arith::MulFOp>(
+      loc, x, floatConst(b, loc, x.getType(), 16777216.0));
+  Value y = b.create<math::LogOp>(
+      loc, b.create<arith::SelectOp>(loc, small, scaled, x));
+  return b.create<arith::SubFOp>(
+      loc, y,
+      b.create<arith::SelectOp>(
+          loc, small, floatConst(b, loc, x.getType(), 16.635532333438686),
+          floatConst(b, loc, x.getType(), 0.0)));
+})
 LOOM_FLOAT_UNARY(SqrtLowering, SqrtOp, return b.create<math::SqrtOp>(loc, x);)
 LOOM_FLOAT_UNARY(RsqrtLowering, RsqrtOp,
                  return b.create<math::RsqrtOp>(loc, x);)

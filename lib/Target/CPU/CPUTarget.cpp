@@ -106,6 +106,7 @@ constexpr const char *kParallelExtentAttr = "loom-parallel-extent";
 /// compound index (a convolution window), where the op cannot be split.
 FailureOr<SmallVector<int64_t>> outerLoopPositions(linalg::LinalgOp op) {
   SmallVector<int64_t> positions;
+  llvm::DenseMap<Value, int64_t> byValue;
   for (OpOperand &operand : op->getOpOperands()) {
     AffineMap map = op.getMatchingIndexingMap(&operand);
     int64_t position = -1;
@@ -117,6 +118,10 @@ FailureOr<SmallVector<int64_t>> outerLoopPositions(linalg::LinalgOp op) {
         return failure();
       position = i;
     }
+    // One buffer read through two maps can be narrowed only one way.
+    auto [it, inserted] = byValue.try_emplace(operand.get(), position);
+    if (!inserted && it->second != position)
+      return failure();
     positions.push_back(position);
   }
   return positions;
@@ -204,9 +209,10 @@ struct OutlineKernels : PassWrapper<OutlineKernels, OperationPass<ModuleOp>> {
         hi = body->getArgument(args.size() + 1);
         Value size = b.create<arith::SubIOp>(op.getLoc(), hi, lo);
         // Each operand indexed by loop 0 is narrowed to [lo, hi).
+        llvm::SmallPtrSet<Value, 8> narrowed;
         for (auto [operand, position] :
              llvm::zip(op->getOperands(), *positions)) {
-          if (position < 0)
+          if (position < 0 || !narrowed.insert(operand).second)
             continue;
           auto type = cast<MemRefType>(operand.getType());
           SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0));
@@ -673,9 +679,22 @@ FailureOr<HostTarget> makeTarget(StringRef cpuOption, Location loc) {
     return emitError(loc) << "unknown CPU '" << host.cpu
                           << "' for --cpu (try 'native', 'x86-64-v3' or "
                              "'skylake-avx512')";
-  // The features the runtime checks before running the program.
-  for (const char *checked :
-       {"avx", "avx2", "fma", "avx512f", "avx512bw", "avx512dq", "avx512vl"})
+  // Every enabled feature the runtime can test before running the program
+  // (runtime/lib/Target.cpp): instructions from any of them may appear in
+  // the code (AVX512-FP16 conversions, F16C, BMI ...), and a machine
+  // without one must be refused rather than die of SIGILL.
+  for (const char *checked : {"popcnt",      "sse3",       "ssse3",
+                              "sse4.1",      "sse4.2",     "avx",
+                              "avx2",        "fma",        "f16c",
+                              "bmi",         "bmi2",       "lzcnt",
+                              "movbe",       "adx",        "aes",
+                              "pclmul",      "sha",        "xsave",
+                              "gfni",        "vaes",       "vpclmulqdq",
+                              "avxvnni",     "avx512f",    "avx512vl",
+                              "avx512bw",    "avx512dq",   "avx512cd",
+                              "avx512vbmi",  "avx512ifma", "avx512vpopcntdq",
+                              "avx512vbmi2", "avx512vnni", "avx512bitalg",
+                              "avx512bf16",  "avx512fp16"})
     if (sti->checkFeatures(std::string("+") + checked))
       host.features.push_back(checked);
   llvm::TargetOptions options;

@@ -269,6 +269,17 @@ func.func @max_pool_padding(%a: tensor<1x3x8x8xf32>) {
 
 // -----
 
+// With dilation the window's extent is (kernel - 1) * dilation + 1 = 4, not
+// kernel * dilation = 6: a top padding of 4 makes the first window all
+// padding.
+func.func @max_pool_dilated_padding(%a: tensor<1x3x8x8xf32>) {
+  // expected-error@+1 {{padding must be smaller than the window extent}}
+  %0 = nn.max_pool2d %a {kernel = array<i64: 2, 1>, dilations = array<i64: 3, 1>, padding = array<i64: 4, 0, 0, 0>} : tensor<1x3x8x8xf32> -> tensor<1x3x9x8xf32>
+  return
+}
+
+// -----
+
 func.func @avg_pool_padding(%a: tensor<1x3x8x8xf32>) {
   // expected-error@+1 {{padding must be smaller than the kernel}}
   %0 = nn.avg_pool2d %a {kernel = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 2>} : tensor<1x3x8x8xf32> -> tensor<1x3x7x9xf32>

@@ -538,8 +538,9 @@ TEST_F(ArtifactTest, ProgramLibraryProblems) {
             "cannot load program library '" + artifact() +
                 "/program.so': " + artifact() +
                 "/program.so: undefined symbol: loom_kernel_from_the_future "
-                "(the artifact needs a runtime that provides this symbol: "
-                "recompile it with a matching loomc)");
+                "(the program calls a function this runtime does not "
+                "provide: it needs a runtime built with the loomc that "
+                "compiled it)");
 
   manifest.set("entry", json::Value::string("no_such_entry"));
   EXPECT_EQ(loadError(manifest, &parameters),
