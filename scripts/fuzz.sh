@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Builds the ONNX importer's libFuzzer target with clang-19 (ASan + UBSan) in
-# build-fuzz/, replays a corpus seeded with the generated test models, then
-# fuzzes for LOOM_FUZZ_SECONDS (default 60). Run by test.sh; fails on any
-# crash, sanitizer report, leak or out-of-memory.
+# Builds the libFuzzer targets with clang-19 (ASan + UBSan) in build-fuzz/:
+# the ONNX importer's, which replays a corpus seeded with the generated test
+# models and fuzzes for LOOM_FUZZ_SECONDS (default 60), and the runtime
+# parsers' (manifest JSON, .npy), for LOOM_RUNTIME_FUZZ_SECONDS (default 20).
+# Run by test.sh; fails on any crash, sanitizer report, leak or
+# out-of-memory.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 
@@ -15,7 +17,7 @@ if [ ! -f "$FUZZ_BUILD/build.ninja" ]; then
     -DLOOM_ENABLE_FUZZER=ON >/dev/null
 fi
 log "building the fuzzer"
-cmake --build "$FUZZ_BUILD" --target loom-onnx-fuzz -- -j"$(nproc)"
+cmake --build "$FUZZ_BUILD" --target loom-onnx-fuzz loom-runtime-fuzz -- -j"$(nproc)"
 
 # The seed corpus: every generated model, the op-semantics models and the
 # hostile ones (regenerated each run; they are small and seeded).
@@ -49,3 +51,43 @@ if [ "$status" != 0 ]; then
   exit 1
 fi
 log "fuzzing: no crashes in ${SECONDS_TO_FUZZ}s"
+
+# The runtime's parsers (manifest JSON, .npy): seeded with .npy files of
+# every dtype and a manifest like the ones loomc writes.
+RUNTIME_SECONDS=${LOOM_RUNTIME_FUZZ_SECONDS:-20}
+rcorpus=$FUZZ_BUILD/runtime-corpus
+mkdir -p "$rcorpus"
+python - "$rcorpus" <<'PY'
+import json, os, sys
+import numpy as np
+out = sys.argv[1]
+rng = np.random.default_rng(0)
+for dtype in ["f2", "f4", "f8", "i1", "i2", "i4", "i8", "u1", "?"]:
+    for shape in [(), (3,), (2, 3), (0, 4)]:
+        a = (rng.standard_normal(shape) * 10).astype(dtype)
+        np.save(os.path.join(out, f"seed-{dtype.replace('?', 'b')}-{len(shape)}-{a.size}.npy"), a)
+tensor = lambda name, dtype, shape: {"name": name, "dtype": dtype, "shape": shape}
+manifest = {"format": "loom-artifact", "format_version": 1, "runtime_abi": 1,
+            "producer": "loomc 0.1.0", "model": "m.onnx",
+            "target": {"triple": "x86_64-pc-linux-gnu", "cpu": "x86-64-v3",
+                       "features": ["avx", "avx2", "fma"]},
+            "library": "program.so", "entry": "loom_entry",
+            "parameter_file": "parameters.bin",
+            "parameters": [dict(tensor("w", "float32", [4, 2]), offset=0, nbytes=32)],
+            "inputs": [tensor("x", "float32", [3, 4]), tensor("ids", "int64", [])],
+            "outputs": [tensor("y", "bfloat16", [3, 2])]}
+with open(os.path.join(out, "seed-manifest.json"), "w") as f:
+    json.dump(manifest, f, indent=2)
+PY
+log "fuzzing the runtime's parsers for ${RUNTIME_SECONDS}s"
+status=0
+"$FUZZ_BUILD/bin/loom-runtime-fuzz" -max_total_time="$RUNTIME_SECONDS" \
+  -rss_limit_mb=4096 -max_len=65536 -print_final_stats=1 \
+  -artifact_prefix="$FUZZ_BUILD/runtime-" "$rcorpus" \
+  >"$FUZZ_BUILD/runtime-fuzz.log" 2>&1 || status=$?
+grep -v -E '^#[0-9]+ +(NEW|REDUCE|pulse)|NEW_FUNC' "$FUZZ_BUILD/runtime-fuzz.log" | tail -n 12
+if [ "$status" != 0 ]; then
+  log "the runtime fuzzer found a crash (exit $status); the input is in $FUZZ_BUILD/runtime-crash-*"
+  exit 1
+fi
+log "runtime fuzzing: no crashes in ${RUNTIME_SECONDS}s"
