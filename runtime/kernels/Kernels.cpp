@@ -29,18 +29,8 @@
 
 namespace {
 
-template <typename T, int Rank> struct Desc {
-  T *allocated;
-  T *aligned;
-  int64_t offset;
-  int64_t sizes[Rank];
-  int64_t strides[Rank];
-};
-
-struct UnrankedDesc {
-  int64_t rank;
-  void *descriptor;
-};
+template <typename T, int Rank> using Desc = loom::rt::MemRefDesc<T, Rank>;
+using UnrankedDesc = loom::rt::UnrankedMemRefDesc;
 
 /// How a BLAS call reads a strided matrix view: its data pointer, whether
 /// it is read transposed, and the leading dimension.

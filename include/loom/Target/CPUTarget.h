@@ -26,8 +26,6 @@ struct CompileOptions {
   std::string cpu = "native";
   /// The model file, recorded in the manifest.
   std::string modelName;
-  /// Keep the intermediate files (program.o) in the artifact.
-  bool keepIntermediates = false;
 };
 
 /// Lowers the nn module in place to the LLVM dialect, exactly as the artifact

@@ -1448,25 +1448,35 @@ struct BroadcastToLowering : OpRewritePattern<BroadcastToOp> {
   }
 };
 
+/// The static offsets, sizes and strides of the slice [offset, offset +
+/// size) along `axis` of a tensor of `shape` (whole along the others).
+struct SliceAlong {
+  SmallVector<int64_t> offsets, sizes, strides;
+  SliceAlong(ArrayRef<int64_t> shape, int64_t axis, int64_t offset,
+             int64_t size)
+      : offsets(shape.size(), 0), sizes(shape), strides(shape.size(), 1) {
+    offsets[axis] = offset;
+    sizes[axis] = size;
+  }
+};
+
 struct ConcatLowering : OpRewritePattern<ConcatOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ConcatOp op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     auto resultType = cast<RankedTensorType>(op.getType());
-    int64_t axis = op.getAxis(), rank = resultType.getRank();
+    int64_t axis = op.getAxis();
     Value acc = emptyTensor(rewriter, loc, resultType);
     int64_t offset = 0;
     for (Value in : op.getInputs()) {
       RankedTensorType t = tensorType(in);
-      SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0)), sizes,
-          strides(rank, rewriter.getIndexAttr(1));
-      for (int64_t d : t.getShape())
-        sizes.push_back(rewriter.getIndexAttr(d));
-      offsets[axis] = rewriter.getIndexAttr(offset);
-      offset += t.getDimSize(axis);
-      acc = rewriter.create<tensor::InsertSliceOp>(loc, in, acc, offsets, sizes,
-                                                   strides);
+      int64_t size = t.getDimSize(axis);
+      SliceAlong slice(t.getShape(), axis, offset, size);
+      offset += size;
+      acc = rewriter.create<tensor::InsertSliceOp>(
+          loc, in, acc, ValueRange{}, ValueRange{}, ValueRange{}, slice.offsets,
+          slice.sizes, slice.strides);
     }
     rewriter.replaceOp(op, acc);
     return success();
@@ -1513,14 +1523,12 @@ struct SplitLowering : OpRewritePattern<SplitOp> {
     int64_t axis = op.getAxis(), offset = 0;
     SmallVector<Value> results;
     for (auto [size, result] : llvm::zip(op.getSizes(), op.getResults())) {
-      SmallVector<int64_t> offsets(t.getRank(), 0), sizes(t.getShape()),
-          strides(t.getRank(), 1);
-      offsets[axis] = offset;
-      sizes[axis] = size;
+      SliceAlong slice(t.getShape(), axis, offset, size);
       offset += size;
       results.push_back(rewriter.create<tensor::ExtractSliceOp>(
           op.getLoc(), cast<RankedTensorType>(result.getType()), op.getInput(),
-          ValueRange{}, ValueRange{}, ValueRange{}, offsets, sizes, strides));
+          ValueRange{}, ValueRange{}, ValueRange{}, slice.offsets, slice.sizes,
+          slice.strides));
     }
     rewriter.replaceOp(op, results);
     return success();

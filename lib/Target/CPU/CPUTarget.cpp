@@ -808,17 +808,30 @@ LogicalResult linkSharedObject(StringRef object, StringRef library,
   return success();
 }
 
-} // namespace
+/// The tensors of the program's signature, in call order.
+struct Signature {
+  SmallVector<TensorSpec> params, inputs, outputs;
+};
 
-LogicalResult loom::cpu::lowerToLLVMDialect(ModuleOp module,
-                                            bool stopAfterLinalg) {
+/// Finds the entry, moves its parameters to arguments and records the
+/// signature; renames the entry when `entryName` is not empty.
+FailureOr<Signature> prepareModule(ModuleOp module, StringRef entryName) {
   registerTargetPasses();
   FailureOr<func::FuncOp> entry = findEntry(module);
   if (failed(entry))
     return failure();
-  SmallVector<TensorSpec> params, inputs, outputs;
-  if (failed(prepareEntry(*entry, params, inputs, outputs)) ||
-      failed(runPipeline(module, kLinalgPipeline)))
+  Signature sig;
+  if (failed(prepareEntry(*entry, sig.params, sig.inputs, sig.outputs)))
+    return failure();
+  if (!entryName.empty())
+    entry->setSymName(entryName);
+  return sig;
+}
+
+/// Runs the pipeline on a prepared module: to fused linalg, then (unless
+/// `stopAfterLinalg`) to the LLVM dialect.
+LogicalResult lowerPreparedModule(ModuleOp module, bool stopAfterLinalg) {
+  if (failed(runPipeline(module, kLinalgPipeline)))
     return failure();
   copyAliasedResults(module);
   untieInits(module);
@@ -827,17 +840,23 @@ LogicalResult loom::cpu::lowerToLLVMDialect(ModuleOp module,
   return runPipeline(module, kLLVMPipeline);
 }
 
+} // namespace
+
+LogicalResult loom::cpu::lowerToLLVMDialect(ModuleOp module,
+                                            bool stopAfterLinalg) {
+  if (failed(prepareModule(module, "")))
+    return failure();
+  return lowerPreparedModule(module, stopAfterLinalg);
+}
+
 LogicalResult loom::cpu::compileArtifact(ModuleOp module, StringRef outputDir,
                                          const CompileOptions &options) {
-  registerTargetPasses();
   Location loc = module.getLoc();
-  FailureOr<func::FuncOp> entry = findEntry(module);
-  if (failed(entry))
+  FailureOr<Signature> sig = prepareModule(module, kProgramName);
+  if (failed(sig))
     return failure();
-  SmallVector<TensorSpec> params, inputs, outputs;
-  if (failed(prepareEntry(*entry, params, inputs, outputs)))
-    return failure();
-  entry->setSymName(kProgramName);
+  ArrayRef<TensorSpec> params = sig->params, inputs = sig->inputs,
+                       outputs = sig->outputs;
   FailureOr<HostTarget> host = makeTarget(options.cpu, loc);
   if (failed(host))
     return failure();
@@ -852,11 +871,7 @@ LogicalResult loom::cpu::compileArtifact(ModuleOp module, StringRef outputDir,
                             << "': it exists and is not a Loom artifact";
   }
 
-  if (failed(runPipeline(module, kLinalgPipeline)))
-    return failure();
-  copyAliasedResults(module);
-  untieInits(module);
-  if (failed(runPipeline(module, kLLVMPipeline)))
+  if (failed(lowerPreparedModule(module, /*stopAfterLinalg=*/false)))
     return failure();
 
   registerBuiltinDialectTranslation(*module.getContext());
@@ -904,8 +919,7 @@ LogicalResult loom::cpu::compileArtifact(ModuleOp module, StringRef outputDir,
   if (failed(writeFile(inTmp("program.o"), object, loc)) ||
       failed(linkSharedObject(inTmp("program.o"), inTmp("program.so"), loc)))
     return fail();
-  if (!options.keepIntermediates)
-    llvm::sys::fs::remove(inTmp("program.o"));
+  llvm::sys::fs::remove(inTmp("program.o"));
   if (!params.empty()) {
     std::error_code ec;
     llvm::raw_fd_ostream os(inTmp("parameters.bin"), ec,

@@ -32,14 +32,7 @@ namespace {
 // Descriptors and views
 //===----------------------------------------------------------------------===//
 
-/// MLIR's strided memref descriptor.
-template <typename T, int Rank> struct Desc {
-  T *allocated;
-  T *aligned;
-  int64_t offset;
-  int64_t sizes[Rank];
-  int64_t strides[Rank];
-};
+template <typename T, int Rank> using Desc = loom::rt::MemRefDesc<T, Rank>;
 
 /// The rank-0 descriptor (no sizes, no strides).
 template <typename T> struct Desc0 {
@@ -48,11 +41,7 @@ template <typename T> struct Desc0 {
   int64_t offset;
 };
 
-/// MLIR's unranked memref descriptor.
-struct UnrankedDesc {
-  int64_t rank;
-  void *descriptor;
-};
+using UnrankedDesc = loom::rt::UnrankedMemRefDesc;
 
 /// The pool's size when a test starts and after it: the runtime's default.
 int defaultThreads() {

@@ -54,6 +54,26 @@ void memrefCopy(int64_t elemSize, void *src, void *dst);
 
 #ifdef __cplusplus
 }
+
+namespace loom::rt {
+
+/// MLIR's strided memref descriptor, as the kernels receive it.
+template <typename T, int Rank> struct MemRefDesc {
+  T *allocated;
+  T *aligned;
+  int64_t offset;
+  int64_t sizes[Rank];
+  int64_t strides[Rank];
+};
+
+/// MLIR's unranked memref descriptor (`memrefCopy`'s arguments): the rank
+/// and a pointer to a ranked descriptor.
+struct UnrankedMemRefDesc {
+  int64_t rank;
+  void *descriptor;
+};
+
+} // namespace loom::rt
 #endif
 
 #endif // LOOM_RUNTIME_KERNELS_H
