@@ -39,7 +39,12 @@ def NN_Dialect : Dialect {
   let hasConstantMaterializer = 1;
   let hasRegionArgAttrVerify = 1;
   let hasRegionResultAttrVerify = 1;
-  let discardableAttrs = (ins "::mlir::StringAttr":$name);
+  // `nn.unsigned` and `nn.cast_from` are set only inside
+  // -convert-nn-to-linalg, which stores unsigned, 8-bit float and 4-bit
+  // types as signless integers and records here what the op computed on.
+  let discardableAttrs = (ins "::mlir::StringAttr":$name,
+                              "::mlir::UnitAttr":$unsigned,
+                              "::mlir::TypeAttr":$cast_from);
 }
 
 //===----------------------------------------------------------------------===//
@@ -47,12 +52,23 @@ def NN_Dialect : Dialect {
 //===----------------------------------------------------------------------===//
 
 def NN_Float : AnyTypeOf<[F16, BF16, F32, F64], "floating-point">;
-def NN_Int : AnyTypeOf<[I8, I16, I32, I64], "signless integer">;
+// Unsigned integers are their own types (`ui8`): the ops whose result
+// depends on the sign (division, comparison, max/min, conversion) read it
+// from the element type.
+def NN_Int : AnyTypeOf<[I8, I16, I32, I64, UI8, UI16, UI32, UI64],
+                       "8- to 64-bit integer">;
 def NN_Index : AnyTypeOf<[I32, I64], "32- or 64-bit integer">;
+// Storage-only types: converted by nn.cast and moved by the data-movement
+// ops, never computed on.
+def NN_Float8 : AnyTypeOf<[F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ],
+                          "8-bit float">;
+def NN_Int4 : AnyTypeOf<[I<4>, UI<4>], "4-bit integer">;
 
 def NN_FloatTensor : RankedTensorOf<[NN_Float]>;
 def NN_NumericTensor : RankedTensorOf<[NN_Float, NN_Int]>;
 def NN_AnyTensor : RankedTensorOf<[NN_Float, NN_Int, I1]>;
+def NN_StorageTensor : RankedTensorOf<[NN_Float, NN_Int, I1, NN_Float8,
+                                       NN_Int4]>;
 def NN_BoolTensor : RankedTensorOf<[I1]>;
 def NN_IndexTensor : RankedTensorOf<[NN_Index]>;
 def NN_IntegerTensor : RankedTensorOf<[NN_Int]>;

@@ -33,6 +33,16 @@ DenseElementsAttr foldable(Attribute attr) {
   return dense;
 }
 
+/// Whether the op's integers are unsigned: by their type, or, inside
+/// -convert-nn-to-linalg, which stores them as signless, by `nn.unsigned`.
+bool isUnsignedOp(Operation *op) {
+  if (op->hasAttr(NNDialect::UnsignedAttrHelper::getNameStr()))
+    return true;
+  return llvm::any_of(op->getOperandTypes(), [](Type t) {
+    return getElementTypeOrSelf(t).isUnsignedInteger();
+  });
+}
+
 bool smallEnough(ShapedType type) {
   return type.hasStaticShape() && type.getNumElements() <= kFoldLimit;
 }
@@ -260,6 +270,8 @@ OpFoldResult NegOp::fold(FoldAdaptor adaptor) {
 }
 
 OpFoldResult AbsOp::fold(FoldAdaptor adaptor) {
+  if (isUnsignedOp(*this))
+    return getInput();
   return foldUnary(
       adaptor.getInput(), getType(),
       [](const APFloat &v) -> std::optional<APFloat> { return abs(v); },
@@ -267,6 +279,8 @@ OpFoldResult AbsOp::fold(FoldAdaptor adaptor) {
 }
 
 OpFoldResult ReluOp::fold(FoldAdaptor adaptor) {
+  if (isUnsignedOp(*this))
+    return getInput();
   return foldUnary(
       adaptor.getInput(), getType(),
       [](const APFloat &v) -> std::optional<APFloat> {
@@ -374,15 +388,18 @@ OpFoldResult MulOp::fold(FoldAdaptor a) {
 }
 
 OpFoldResult DivOp::fold(FoldAdaptor a) {
+  bool u = isUnsignedOp(*this);
   return foldBinary(
       a.getOperands(), getType(),
       [](const APFloat &x, const APFloat &y) -> std::optional<APFloat> {
         return applyFloat(x, y, &APFloat::divide);
       },
-      [](const APInt &x, const APInt &y) -> std::optional<APInt> {
+      [u](const APInt &x, const APInt &y) -> std::optional<APInt> {
         bool overflow = false;
         if (y.isZero())
           return std::nullopt;
+        if (u)
+          return x.udiv(y);
         APInt q = x.sdiv_ov(y, overflow);
         if (overflow)
           return std::nullopt;
@@ -400,41 +417,44 @@ OpFoldResult PowOp::fold(FoldAdaptor a) {
 }
 
 OpFoldResult MaxOp::fold(FoldAdaptor a) {
+  bool u = isUnsignedOp(*this);
   return foldBinary(
       a.getOperands(), getType(),
       [](const APFloat &x, const APFloat &y) -> std::optional<APFloat> {
         return llvm::maximum(x, y);
       },
-      [](const APInt &x, const APInt &y) -> std::optional<APInt> {
-        return x.sge(y) ? x : y;
+      [u](const APInt &x, const APInt &y) -> std::optional<APInt> {
+        return (u ? x.uge(y) : x.sge(y)) ? x : y;
       });
 }
 
 OpFoldResult MinOp::fold(FoldAdaptor a) {
+  bool u = isUnsignedOp(*this);
   return foldBinary(
       a.getOperands(), getType(),
       [](const APFloat &x, const APFloat &y) -> std::optional<APFloat> {
         return llvm::minimum(x, y);
       },
-      [](const APInt &x, const APInt &y) -> std::optional<APInt> {
-        return x.sle(y) ? x : y;
+      [u](const APInt &x, const APInt &y) -> std::optional<APInt> {
+        return (u ? x.ule(y) : x.sle(y)) ? x : y;
       });
 }
 
-static bool compareInts(CompareDirection dir, const APInt &x, const APInt &y) {
+static bool compareInts(CompareDirection dir, const APInt &x, const APInt &y,
+                        bool u) {
   switch (dir) {
   case CompareDirection::EQ:
     return x.eq(y);
   case CompareDirection::NE:
     return x.ne(y);
   case CompareDirection::LT:
-    return x.slt(y);
+    return u ? x.ult(y) : x.slt(y);
   case CompareDirection::LE:
-    return x.sle(y);
+    return u ? x.ule(y) : x.sle(y);
   case CompareDirection::GT:
-    return x.sgt(y);
+    return u ? x.ugt(y) : x.sgt(y);
   case CompareDirection::GE:
-    return x.sge(y);
+    return u ? x.uge(y) : x.sge(y);
   }
   llvm_unreachable("unknown comparison");
 }
@@ -477,7 +497,7 @@ OpFoldResult CompareOp::fold(FoldAdaptor a) {
     if (failed(values))
       return {};
     for (auto [x, y] : llvm::zip((*values)[0], (*values)[1]))
-      out.push_back(compareInts(dir, x, y));
+      out.push_back(compareInts(dir, x, y, isUnsignedOp(*this)));
   }
   return DenseElementsAttr::get(type, out);
 }
@@ -515,12 +535,24 @@ OpFoldResult WhereOp::fold(FoldAdaptor a) {
 }
 
 OpFoldResult CastOp::fold(FoldAdaptor a) {
+  // Inside the lowering, storage types are erased to signless integers and
+  // the source type is recorded: the op's types no longer say what it does.
+  if ((*this)->hasAttr(NNDialect::CastFromAttrHelper::getNameStr()))
+    return {};
   if (getInput().getType() == getType())
     return getInput();
   DenseElementsAttr in = foldable(a.getInput());
   if (!in)
     return {};
   Type from = in.getElementType(), to = getType().getElementType();
+  // 8-bit floats round and saturate as ONNX says, which APFloat does not;
+  // 4-bit integers clamp.
+  auto storageOnly = [](Type t) {
+    return (isa<FloatType>(t) && t.getIntOrFloatBitWidth() == 8) ||
+           (isa<IntegerType>(t) && t.getIntOrFloatBitWidth() == 4);
+  };
+  if (storageOnly(from) || storageOnly(to))
+    return {};
   auto convert = [&](Attribute element) -> Attribute {
     if (auto f = dyn_cast<FloatAttr>(element)) {
       APFloat v = f.getValue();
@@ -532,7 +564,7 @@ OpFoldResult CastOp::fold(FoldAdaptor a) {
       unsigned width = to.getIntOrFloatBitWidth();
       if (width == 1)
         return IntegerAttr::get(to, APInt(1, !v.isZero()));
-      llvm::APSInt result(width, /*isUnsigned=*/false);
+      llvm::APSInt result(width, /*isUnsigned=*/to.isUnsignedInteger());
       bool exact;
       if (v.convertToInteger(result, APFloat::rmTowardZero, &exact) &
           APFloat::opInvalidOp)
@@ -540,17 +572,18 @@ OpFoldResult CastOp::fold(FoldAdaptor a) {
       return IntegerAttr::get(to, result);
     }
     APInt v = cast<IntegerAttr>(element).getValue();
-    bool isBool = from.isInteger(1);
+    bool zeroExtend = from.isInteger(1) || from.isUnsignedInteger();
     if (auto ft = dyn_cast<FloatType>(to)) {
       APFloat result(ft.getFloatSemantics());
-      result.convertFromAPInt(v, /*IsSigned=*/!isBool,
+      result.convertFromAPInt(v, /*IsSigned=*/!zeroExtend,
                               APFloat::rmNearestTiesToEven);
       return FloatAttr::get(to, result);
     }
     unsigned width = to.getIntOrFloatBitWidth();
     if (width == 1)
       return IntegerAttr::get(to, APInt(1, !v.isZero()));
-    return IntegerAttr::get(to, isBool ? v.zext(width) : v.sextOrTrunc(width));
+    return IntegerAttr::get(to, zeroExtend ? v.zextOrTrunc(width)
+                                           : v.sextOrTrunc(width));
   };
   SmallVector<Attribute> out;
   for (Attribute element :

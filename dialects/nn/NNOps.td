@@ -19,7 +19,7 @@ def NN_ConstantOp : NN_Op<"constant", [ConstantLike]> {
     ```
   }];
   let arguments = (ins ElementsAttr:$value);
-  let results = (outs NN_AnyTensor:$result);
+  let results = (outs NN_StorageTensor:$result);
   let assemblyFormat = "attr-dict $value";
   let hasFolder = 1;
 }
@@ -248,15 +248,25 @@ def NN_CastOp : NN_Op<"cast"> {
   let summary = "elementwise conversion of the element type";
   let description = [{
     Converts each element to the element type `to`. Float to integer rounds
-    toward zero; conversions to `i1` test against zero; integer sources are
-    signed, except `i1`, which converts as 0 and 1.
+    toward zero; conversions to `i1` test against zero; integers convert by
+    their signedness (`i1` as 0 and 1); narrowing integers wrap.
+
+    The 4-bit integers (`i4`, `ui4`) and the 8-bit floats (`f8E4M3FN`,
+    `f8E4M3FNUZ`, `f8E5M2`, `f8E5M2FNUZ`) are storage types that only this
+    op converts, as ONNX's Cast does: to a 4-bit integer, values round to
+    nearest even and clamp to its range; to an 8-bit float they round to
+    nearest even, and values beyond the largest finite one become it
+    (`saturate`, the default) or, with `saturate = false`, infinity where the
+    type has one and NaN where it has not. NaN stays NaN.
 
     ```mlir
     %h = nn.cast %x : tensor<4xf32> to bf16
+    %q = nn.cast %x {saturate = false} : tensor<4xf32> to f8E4M3FN
     ```
   }];
-  let arguments = (ins NN_AnyTensor:$input, TypeAttr:$to);
-  let results = (outs NN_AnyTensor:$result);
+  let arguments = (ins NN_StorageTensor:$input, TypeAttr:$to,
+                       DefaultValuedAttr<BoolAttr, "true">:$saturate);
+  let results = (outs NN_StorageTensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input) `to` $to";
   let hasFolder = 1;
 }
@@ -541,9 +551,9 @@ def NN_GatherOp : NN_Op<"gather"> {
         : tensor<1000x64xf32>, tensor<4x16xi64> -> tensor<4x16x64xf32>
     ```
   }];
-  let arguments = (ins NN_AnyTensor:$data, NN_IndexTensor:$indices,
+  let arguments = (ins NN_StorageTensor:$data, NN_IndexTensor:$indices,
                        I64Attr:$axis);
-  let results = (outs NN_AnyTensor:$result);
+  let results = (outs NN_StorageTensor:$result);
   let assemblyFormat = [{
     $data `[` $indices `]` `axis` `=` $axis attr-dict `:`
       type($data) `,` type($indices) `->` type($result)
@@ -561,8 +571,8 @@ def NN_ReshapeOp : NN_Op<"reshape"> {
     %y = nn.reshape %x [4, 4, 16] : tensor<4x64xf32> -> tensor<4x4x16xf32>
     ```
   }];
-  let arguments = (ins NN_AnyTensor:$input, DenseI64ArrayAttr:$shape);
-  let results = (outs NN_AnyTensor:$result);
+  let arguments = (ins NN_StorageTensor:$input, DenseI64ArrayAttr:$shape);
+  let results = (outs NN_StorageTensor:$result);
   let assemblyFormat = [{
     $input $shape attr-dict `:` type($input) `->` type($result)
   }];
@@ -579,8 +589,8 @@ def NN_TransposeOp : NN_Op<"transpose"> {
     %y = nn.transpose %x [0, 2, 1] : tensor<2x4x8xf32> -> tensor<2x8x4xf32>
     ```
   }];
-  let arguments = (ins NN_AnyTensor:$input, DenseI64ArrayAttr:$permutation);
-  let results = (outs NN_AnyTensor:$result);
+  let arguments = (ins NN_StorageTensor:$input, DenseI64ArrayAttr:$permutation);
+  let results = (outs NN_StorageTensor:$result);
   let assemblyFormat = [{
     $input $permutation attr-dict `:` type($input) `->` type($result)
   }];
@@ -597,8 +607,8 @@ def NN_ConcatOp : NN_Op<"concat", [SameOperandsElementType,
     %y = nn.concat %a, %b axis = 1 : tensor<2x3xf32>, tensor<2x5xf32> -> tensor<2x8xf32>
     ```
   }];
-  let arguments = (ins Variadic<NN_AnyTensor>:$inputs, I64Attr:$axis);
-  let results = (outs NN_AnyTensor:$result);
+  let arguments = (ins Variadic<NN_StorageTensor>:$inputs, I64Attr:$axis);
+  let results = (outs NN_StorageTensor:$result);
   let assemblyFormat = [{
     $inputs `axis` `=` $axis attr-dict `:` type($inputs) `->` type($result)
   }];
@@ -618,9 +628,9 @@ def NN_SliceOp : NN_Op<"slice"> {
         : tensor<4x8xf32> -> tensor<4x4xf32>
     ```
   }];
-  let arguments = (ins NN_AnyTensor:$input, DenseI64ArrayAttr:$offsets,
+  let arguments = (ins NN_StorageTensor:$input, DenseI64ArrayAttr:$offsets,
                        DenseI64ArrayAttr:$sizes, DenseI64ArrayAttr:$strides);
-  let results = (outs NN_AnyTensor:$result);
+  let results = (outs NN_StorageTensor:$result);
   let assemblyFormat = [{
     $input `offsets` `=` $offsets `sizes` `=` $sizes `strides` `=` $strides
       attr-dict `:` type($input) `->` type($result)
@@ -639,9 +649,9 @@ def NN_SplitOp : NN_Op<"split"> {
         : tensor<4x16x192xf32> -> tensor<4x16x64xf32>, tensor<4x16x64xf32>, tensor<4x16x64xf32>
     ```
   }];
-  let arguments = (ins NN_AnyTensor:$input, I64Attr:$axis,
+  let arguments = (ins NN_StorageTensor:$input, I64Attr:$axis,
                        DenseI64ArrayAttr:$sizes);
-  let results = (outs Variadic<NN_AnyTensor>:$results);
+  let results = (outs Variadic<NN_StorageTensor>:$results);
   let assemblyFormat = [{
     $input `axis` `=` $axis `sizes` `=` $sizes attr-dict `:` type($input) `->`
       type($results)
@@ -658,8 +668,8 @@ def NN_BroadcastToOp : NN_Op<"broadcast_to"> {
     %y = nn.broadcast_to %b [4, 8] : tensor<8xf32> -> tensor<4x8xf32>
     ```
   }];
-  let arguments = (ins NN_AnyTensor:$input, DenseI64ArrayAttr:$shape);
-  let results = (outs NN_AnyTensor:$result);
+  let arguments = (ins NN_StorageTensor:$input, DenseI64ArrayAttr:$shape);
+  let results = (outs NN_StorageTensor:$result);
   let assemblyFormat = [{
     $input $shape attr-dict `:` type($input) `->` type($result)
   }];
@@ -675,8 +685,8 @@ def NN_SqueezeOp : NN_Op<"squeeze"> {
     %y = nn.squeeze %x axes = [0, 2] : tensor<1x8x1xf32> -> tensor<8xf32>
     ```
   }];
-  let arguments = (ins NN_AnyTensor:$input, DenseI64ArrayAttr:$axes);
-  let results = (outs NN_AnyTensor:$result);
+  let arguments = (ins NN_StorageTensor:$input, DenseI64ArrayAttr:$axes);
+  let results = (outs NN_StorageTensor:$result);
   let assemblyFormat = [{
     $input `axes` `=` $axes attr-dict `:` type($input) `->` type($result)
   }];
@@ -693,8 +703,8 @@ def NN_UnsqueezeOp : NN_Op<"unsqueeze"> {
     %y = nn.unsqueeze %x axes = [0, 2] : tensor<8xf32> -> tensor<1x8x1xf32>
     ```
   }];
-  let arguments = (ins NN_AnyTensor:$input, DenseI64ArrayAttr:$axes);
-  let results = (outs NN_AnyTensor:$result);
+  let arguments = (ins NN_StorageTensor:$input, DenseI64ArrayAttr:$axes);
+  let results = (outs NN_StorageTensor:$result);
   let assemblyFormat = [{
     $input `axes` `=` $axes attr-dict `:` type($input) `->` type($result)
   }];

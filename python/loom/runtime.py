@@ -14,7 +14,11 @@ import numpy as np
 
 _DTYPES = {1: np.float16, 2: np.dtype("V2"), 3: np.float32, 4: np.float64,
            5: np.int8, 6: np.int16, 7: np.int32, 8: np.int64, 9: np.uint8,
-           10: np.bool_}
+           10: np.bool_, 11: np.uint16, 12: np.uint32, 13: np.uint64,
+           # 8-bit floats: raw bytes; int4/uint4: one value per byte.
+           14: np.dtype("V1"), 15: np.dtype("V1"), 16: np.dtype("V1"),
+           17: np.dtype("V1"), 18: np.int8, 19: np.uint8}
+_DTYPES = {code: np.dtype(t) for code, t in _DTYPES.items()}
 
 
 class _TensorInfo(ctypes.Structure):
@@ -99,13 +103,16 @@ class Program:
             if name not in feeds:
                 raise LoomError(f"missing input '{name}'")
             a = np.asarray(feeds[name])
-            if dtype == _DTYPES[2]:
-                # bfloat16: numpy has no such type; take the raw 2-byte
-                # values (e.g. uint16 bits), never a numeric conversion.
-                if a.dtype.itemsize != 2 or a.dtype.kind not in "uiV":
-                    raise LoomError(f"input '{name}' is bfloat16: pass its "
-                                    "bits as uint16 or |V2, not "
-                                    f"{a.dtype}")
+            if dtype.kind == "V":
+                # bfloat16 and the 8-bit floats: numpy has no such types;
+                # take the raw values (e.g. uint16 bits), never a numeric
+                # conversion.
+                size = dtype.itemsize
+                if a.dtype.itemsize != size or a.dtype.kind not in "uiV":
+                    what = "bfloat16" if size == 2 else "an 8-bit float"
+                    raise LoomError(f"input '{name}' is {what}: pass its "
+                                    f"bits as uint{size * 8} or |V{size}, "
+                                    f"not {a.dtype}")
                 a = a.view(dtype)
             a = np.require(np.asarray(a, dtype=dtype), requirements="C")
             if a.shape != shape:

@@ -253,7 +253,8 @@ bool ManifestReader::readTensor(const json::Value &value,
     return fail("'" + keyPath + ".dtype' is " + json::quote(dtypeName) +
                 ", which is not a dtype this runtime knows (known: float16, "
                 "bfloat16, float32, float64, int8, int16, int32, int64, "
-                "uint8, bool)");
+                "uint8, uint16, uint32, uint64, bool, float8e4m3fn, "
+                "float8e4m3fnuz, float8e5m2, float8e5m2fnuz, int4, uint4)");
 
   const json::Value *shape =
       member(value, "shape", keyPath + ".shape", /*required=*/true);

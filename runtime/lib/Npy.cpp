@@ -289,7 +289,22 @@ const char *loom::rt::npyDescr(loom_dtype dtype) {
   case LOOM_DTYPE_INT64:
     return "<i8";
   case LOOM_DTYPE_UINT8:
+  case LOOM_DTYPE_UINT4:
     return "|u1";
+  case LOOM_DTYPE_UINT16:
+    return "<u2";
+  case LOOM_DTYPE_UINT32:
+    return "<u4";
+  case LOOM_DTYPE_UINT64:
+    return "<u8";
+  case LOOM_DTYPE_INT4:
+    return "|i1";
+  case LOOM_DTYPE_FLOAT8E4M3FN:
+  case LOOM_DTYPE_FLOAT8E4M3FNUZ:
+  case LOOM_DTYPE_FLOAT8E5M2:
+  case LOOM_DTYPE_FLOAT8E5M2FNUZ:
+    // numpy has no 8-bit floats: raw bytes, as for bfloat16.
+    return "|V1";
   case LOOM_DTYPE_BOOL:
     return "|b1";
   case LOOM_DTYPE_INVALID:
@@ -314,15 +329,30 @@ bool loom::rt::dtypeFromNpyDescr(std::string_view descr,
     loom_dtype dtype;
   };
   static constexpr Code codes[] = {
-      {"f2", LOOM_DTYPE_FLOAT16},  {"e", LOOM_DTYPE_FLOAT16},
-      {"V2", LOOM_DTYPE_BFLOAT16}, {"f4", LOOM_DTYPE_FLOAT32},
-      {"f", LOOM_DTYPE_FLOAT32},   {"f8", LOOM_DTYPE_FLOAT64},
-      {"d", LOOM_DTYPE_FLOAT64},   {"i1", LOOM_DTYPE_INT8},
-      {"b", LOOM_DTYPE_INT8},      {"i2", LOOM_DTYPE_INT16},
-      {"h", LOOM_DTYPE_INT16},     {"i4", LOOM_DTYPE_INT32},
-      {"i8", LOOM_DTYPE_INT64},    {"u1", LOOM_DTYPE_UINT8},
-      {"B", LOOM_DTYPE_UINT8},     {"b1", LOOM_DTYPE_BOOL},
+      {"f2", LOOM_DTYPE_FLOAT16},
+      {"e", LOOM_DTYPE_FLOAT16},
+      {"V2", LOOM_DTYPE_BFLOAT16},
+      {"f4", LOOM_DTYPE_FLOAT32},
+      {"f", LOOM_DTYPE_FLOAT32},
+      {"f8", LOOM_DTYPE_FLOAT64},
+      {"d", LOOM_DTYPE_FLOAT64},
+      {"i1", LOOM_DTYPE_INT8},
+      {"b", LOOM_DTYPE_INT8},
+      {"i2", LOOM_DTYPE_INT16},
+      {"h", LOOM_DTYPE_INT16},
+      {"i4", LOOM_DTYPE_INT32},
+      {"i8", LOOM_DTYPE_INT64},
+      {"u1", LOOM_DTYPE_UINT8},
+      {"B", LOOM_DTYPE_UINT8},
+      {"b1", LOOM_DTYPE_BOOL},
       {"?", LOOM_DTYPE_BOOL},
+      {"u2", LOOM_DTYPE_UINT16},
+      {"H", LOOM_DTYPE_UINT16},
+      {"u4", LOOM_DTYPE_UINT32},
+      {"I", LOOM_DTYPE_UINT32},
+      {"u8", LOOM_DTYPE_UINT64},
+      // Raw bytes: 8-bit floats (see npyHolds).
+      {"V1", LOOM_DTYPE_UINT8},
   };
   for (const Code &code : codes) {
     if (type != code.code)
@@ -344,9 +374,25 @@ bool loom::rt::dtypeFromNpyDescr(std::string_view descr,
     hint = "; object arrays (pickled Python objects) are never read";
   error = "'" + std::string(fileName) + "' holds dtype '" + std::string(descr) +
           "', which is not supported (supported: <f2 <f4 <f8 |i1 <i2 <i4 <i8 "
-          "|u1 |b1, and |V2 for bfloat16)" +
+          "|u1 <u2 <u4 <u8 |b1, |V2 for bfloat16 and |V1 or |u1 for the "
+          "8-bit floats)" +
           hint;
   return false;
+}
+
+bool loom::rt::npyHolds(loom_dtype file, loom_dtype expected) {
+  switch (expected) {
+  case LOOM_DTYPE_FLOAT8E4M3FN:
+  case LOOM_DTYPE_FLOAT8E4M3FNUZ:
+  case LOOM_DTYPE_FLOAT8E5M2:
+  case LOOM_DTYPE_FLOAT8E5M2FNUZ:
+  case LOOM_DTYPE_UINT4:
+    return file == LOOM_DTYPE_UINT8;
+  case LOOM_DTYPE_INT4:
+    return file == LOOM_DTYPE_INT8;
+  default:
+    return file == expected;
+  }
 }
 
 //===----------------------------------------------------------------------===//

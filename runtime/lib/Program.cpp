@@ -399,6 +399,30 @@ int runError(loom_status status, const std::string &message, char *err,
 }
 } // namespace
 
+namespace {
+/// 4-bit inputs come one value per byte; the program assumes each is in
+/// range (-8..7 or 0..15).
+bool checkInt4(const loom_tensor_info &info, const void *data,
+               std::string &message) {
+  if (info.dtype != LOOM_DTYPE_INT4 && info.dtype != LOOM_DTYPE_UINT4)
+    return true;
+  bool isSigned = info.dtype == LOOM_DTYPE_INT4;
+  int lo = isSigned ? -8 : 0, hi = isSigned ? 7 : 15;
+  const auto *bytes = static_cast<const unsigned char *>(data);
+  for (size_t i = 0; i < info.nbytes; ++i) {
+    int v = isSigned ? int(static_cast<signed char>(bytes[i])) : int(bytes[i]);
+    if (v < lo || v > hi) {
+      message = "loom_program_run: input '" + std::string(info.name) + "' (" +
+                loom_dtype_name(info.dtype) + ") holds " + std::to_string(v) +
+                " at element " + std::to_string(i) + ", outside [" +
+                std::to_string(lo) + ", " + std::to_string(hi) + "]";
+      return false;
+    }
+  }
+  return true;
+}
+} // namespace
+
 extern "C" int loom_program_run(loom_program *program,
                                 const void *const *inputs, void *const *outputs,
                                 char *err, size_t errLen) {
@@ -466,6 +490,8 @@ extern "C" int loom_program_run(loom_program *program,
              false, buffers[numParameters + i], message);
     if (status != LOOM_OK)
       return runError(status, message, err, errLen);
+    if (!checkInt4(program->inputInfos[i], buffers[numParameters + i], message))
+      return runError(LOOM_ERROR_INVALID_ARGUMENT, message, err, errLen);
   }
   for (size_t i = 0; i < numOutputs; ++i) {
     size_t slot = numParameters + numInputs + i;

@@ -35,12 +35,26 @@ struct DTypeEntry {
 };
 // Indexed by the enum value.
 constexpr DTypeEntry dtypeTable[] = {
-    {LOOM_DTYPE_INVALID, "invalid", 0},   {LOOM_DTYPE_FLOAT16, "float16", 2},
-    {LOOM_DTYPE_BFLOAT16, "bfloat16", 2}, {LOOM_DTYPE_FLOAT32, "float32", 4},
-    {LOOM_DTYPE_FLOAT64, "float64", 8},   {LOOM_DTYPE_INT8, "int8", 1},
-    {LOOM_DTYPE_INT16, "int16", 2},       {LOOM_DTYPE_INT32, "int32", 4},
-    {LOOM_DTYPE_INT64, "int64", 8},       {LOOM_DTYPE_UINT8, "uint8", 1},
+    {LOOM_DTYPE_INVALID, "invalid", 0},
+    {LOOM_DTYPE_FLOAT16, "float16", 2},
+    {LOOM_DTYPE_BFLOAT16, "bfloat16", 2},
+    {LOOM_DTYPE_FLOAT32, "float32", 4},
+    {LOOM_DTYPE_FLOAT64, "float64", 8},
+    {LOOM_DTYPE_INT8, "int8", 1},
+    {LOOM_DTYPE_INT16, "int16", 2},
+    {LOOM_DTYPE_INT32, "int32", 4},
+    {LOOM_DTYPE_INT64, "int64", 8},
+    {LOOM_DTYPE_UINT8, "uint8", 1},
     {LOOM_DTYPE_BOOL, "bool", 1},
+    {LOOM_DTYPE_UINT16, "uint16", 2},
+    {LOOM_DTYPE_UINT32, "uint32", 4},
+    {LOOM_DTYPE_UINT64, "uint64", 8},
+    {LOOM_DTYPE_FLOAT8E4M3FN, "float8e4m3fn", 1},
+    {LOOM_DTYPE_FLOAT8E4M3FNUZ, "float8e4m3fnuz", 1},
+    {LOOM_DTYPE_FLOAT8E5M2, "float8e5m2", 1},
+    {LOOM_DTYPE_FLOAT8E5M2FNUZ, "float8e5m2fnuz", 1},
+    {LOOM_DTYPE_INT4, "int4", 1},
+    {LOOM_DTYPE_UINT4, "uint4", 1},
 };
 constexpr size_t numDTypes = sizeof(dtypeTable) / sizeof(dtypeTable[0]);
 

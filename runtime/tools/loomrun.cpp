@@ -273,7 +273,7 @@ int bindInputs(const loom_program *program, const Options &options,
     bool sameShape =
         array.shape.size() == static_cast<size_t>(info->rank) &&
         std::equal(array.shape.begin(), array.shape.end(), info->shape);
-    if (array.dtype != info->dtype || !sameShape)
+    if (!npyHolds(array.dtype, info->dtype) || !sameShape)
       return error("input '" + std::string(info->name) + "' expects " +
                    formatTensorType(*info) + ", but " + *paths[i] + " holds " +
                    formatTensorType(array.dtype, array.shape));

@@ -11,6 +11,12 @@
 // store): x86 has no native half arithmetic and the ONNX references compute
 // the same way.
 //
+// arith computes on signless integers and LLVM has no 8-bit floats, so the
+// pass first stores unsigned integers as signless ones of the same width,
+// and 8-bit floats and 4-bit integers as i8 (raw bits; the value, sign- or
+// zero-extended), marking the ops whose meaning depended on the erased type
+// (`nn.unsigned`, `nn.cast_from`). nn.cast converts them bit by bit.
+//
 //===----------------------------------------------------------------------===//
 
 #include "loom/Conversion/Passes.h"
@@ -23,6 +29,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -45,6 +52,12 @@ namespace {
 //===----------------------------------------------------------------------===//
 
 bool isHalf(Type t) { return t.isF16() || t.isBF16(); }
+
+/// Whether `op`'s integer operands were unsigned before the pass stored
+/// them as signless.
+bool isUnsigned(Operation *op) {
+  return op->hasAttr(NNDialect::UnsignedAttrHelper::getNameStr());
+}
 
 /// The type arithmetic on `t` is carried out in.
 Type computeType(Type t) {
@@ -76,12 +89,16 @@ Value zeroOf(OpBuilder &b, Location loc, Type t) {
   return b.create<arith::ConstantOp>(loc, b.getZeroAttr(t));
 }
 
-/// The identity of max (lowest) or min (highest) for `t`.
-TypedAttr extremeAttr(OpBuilder &b, Type t, bool lowest) {
+/// The identity of max (lowest) or min (highest) for `t`, whose integers
+/// are unsigned if `u`.
+TypedAttr extremeAttr(OpBuilder &b, Type t, bool lowest, bool u = false) {
   if (auto ft = dyn_cast<FloatType>(t))
     return b.getFloatAttr(
         t, APFloat::getInf(ft.getFloatSemantics(), /*Negative=*/lowest));
   unsigned w = t.getIntOrFloatBitWidth();
+  if (u)
+    return b.getIntegerAttr(t, lowest ? APInt::getMinValue(w)
+                                      : APInt::getMaxValue(w));
   return b.getIntegerAttr(t, lowest ? APInt::getSignedMinValue(w)
                                     : APInt::getSignedMaxValue(w));
 }
@@ -104,16 +121,31 @@ Value addValues(OpBuilder &b, Location loc, Value x, Value y,
   return b.create<arith::AddIOp>(loc, x, y);
 }
 
-Value maxValues(OpBuilder &b, Location loc, Value x, Value y) {
+Value maxValues(OpBuilder &b, Location loc, Value x, Value y, bool u = false) {
   if (isa<FloatType>(x.getType()))
     return b.create<arith::MaximumFOp>(loc, x, y);
+  if (u)
+    return b.create<arith::MaxUIOp>(loc, x, y);
   return b.create<arith::MaxSIOp>(loc, x, y);
 }
 
-Value minValues(OpBuilder &b, Location loc, Value x, Value y) {
+Value minValues(OpBuilder &b, Location loc, Value x, Value y, bool u = false) {
   if (isa<FloatType>(x.getType()))
     return b.create<arith::MinimumFOp>(loc, x, y);
+  if (u)
+    return b.create<arith::MinUIOp>(loc, x, y);
   return b.create<arith::MinSIOp>(loc, x, y);
+}
+
+/// Unsigned division that cannot trap: x / 0 is 0.
+Value safeDivUI(OpBuilder &b, Location loc, Value x, Value y) {
+  Type t = x.getType();
+  Value zero = intConst(b, loc, t, 0), one = intConst(b, loc, t, 1);
+  Value isZero =
+      b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, y, zero);
+  Value divisor = b.create<arith::SelectOp>(loc, isZero, one, y);
+  Value q = b.create<arith::DivUIOp>(loc, x, divisor);
+  return b.create<arith::SelectOp>(loc, isZero, zero, q);
 }
 
 /// Integer division that cannot trap: x / 0 is 0 and MIN / -1 wraps, where
@@ -134,11 +166,12 @@ Value safeDivSI(OpBuilder &b, Location loc, Value x, Value y) {
   return b.create<arith::SelectOp>(loc, isZero, zero, r);
 }
 
-/// f64 -> bf16 rounded once to nearest even. LLVM lowers a direct truncf to
-/// __truncdfbf2, which libgcc 12 lacks; going through f32 with plain
-/// rounding would round twice. So: to f32 rounding to odd (truncate toward
-/// zero, then set the last bit if anything was lost), then f32 -> bf16.
-Value truncF64ToBF16(OpBuilder &b, Location loc, Value x) {
+/// f64 -> f32 rounded to odd: truncated toward zero, with the last bit set
+/// if anything was lost. Rounding that again to nearest even in a format at
+/// least two bits narrower (bf16, the 8-bit floats) rounds once, as a direct
+/// conversion would; LLVM lowers direct f64 -> bf16 to __truncdfbf2, which
+/// libgcc 12 lacks.
+Value truncF64ToF32Odd(OpBuilder &b, Location loc, Value x) {
   Type f32 = b.getF32Type(), i32 = b.getI32Type();
   Value nearest = b.create<arith::TruncFOp>(loc, f32, x);
   Value back = b.create<arith::ExtFOp>(loc, b.getF64Type(), nearest);
@@ -159,45 +192,265 @@ Value truncF64ToBF16(OpBuilder &b, Location loc, Value x) {
   Value special = b.create<arith::CmpFOp>(
       loc, arith::CmpFPredicate::UEQ, b.create<math::AbsFOp>(loc, x),
       floatConst(b, loc, b.getF64Type(), INFINITY));
-  Value f = b.create<arith::SelectOp>(loc, special, nearest, odd);
-  return b.create<arith::TruncFOp>(loc, b.getBF16Type(), f);
+  return b.create<arith::SelectOp>(loc, special, nearest, odd);
+}
+
+bool isFloat8(Type t) {
+  return isa<Float8E4M3FNType, Float8E4M3FNUZType, Float8E5M2Type,
+             Float8E5M2FNUZType>(t);
+}
+
+bool isInt4(Type t) { return t.isInteger(4); }
+
+/// The signless type that stores element type `t` in the lowering, or null
+/// when `t` is computed on as it is.
+Type storageOf(Type t) {
+  MLIRContext *ctx = t.getContext();
+  if (isFloat8(t) || isInt4(t))
+    return IntegerType::get(ctx, 8);
+  if (t.isUnsignedInteger())
+    return IntegerType::get(ctx, t.getIntOrFloatBitWidth());
+  return {};
+}
+
+Type storageOrSelf(Type t) {
+  Type s = storageOf(t);
+  return s ? s : t;
+}
+
+/// An 8-bit float format: mantissa bits, exponent bias, the largest finite
+/// magnitude's code, and its special values. `uz` formats have one NaN,
+/// 0x80, and no negative zero.
+struct Float8Format {
+  unsigned mantissa;
+  int bias;
+  uint32_t maxCode;
+  bool hasInf, uz;
+};
+
+Float8Format float8Format(Type t) {
+  if (isa<Float8E4M3FNType>(t))
+    return {3, 7, 0x7e, false, false};
+  if (isa<Float8E4M3FNUZType>(t))
+    return {3, 8, 0x7f, false, true};
+  if (isa<Float8E5M2Type>(t))
+    return {2, 15, 0x7b, true, false};
+  return {2, 16, 0x7f, false, true}; // f8E5M2FNUZ
+}
+
+/// The f32 value of the 8-bit float of type `t` whose bits `v` (i8) holds.
+Value decodeFloat8(OpBuilder &b, Location loc, Value v, Type t) {
+  Float8Format f = float8Format(t);
+  Type i32 = b.getI32Type(), f32 = b.getF32Type();
+  auto c = [&](int64_t x) { return intConst(b, loc, i32, x); };
+  auto eq = [&](Value x, Value y) {
+    return b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, x, y);
+  };
+  Value bits = b.create<arith::ExtUIOp>(loc, i32, v);
+  Value mag = b.create<arith::AndIOp>(loc, bits, c(0x7f));
+  Value e = b.create<arith::ShRUIOp>(loc, mag, c(f.mantissa));
+  Value m = b.create<arith::AndIOp>(loc, mag, c((1 << f.mantissa) - 1));
+  Value sub = eq(e, c(0));
+  // Subnormals have exponent 1 and no implicit leading one.
+  Value sig = b.create<arith::SelectOp>(
+      loc, sub, m, b.create<arith::OrIOp>(loc, m, c(1 << f.mantissa)));
+  Value exp = b.create<arith::SelectOp>(loc, sub, c(1), e);
+  // 2^(exp - bias - mantissa) as f32 bits: always a normal f32.
+  Value scaleBits = b.create<arith::ShLIOp>(
+      loc, b.create<arith::AddIOp>(loc, exp, c(127 - f.bias - int(f.mantissa))),
+      c(23));
+  Value value =
+      b.create<arith::MulFOp>(loc, b.create<arith::SIToFPOp>(loc, f32, sig),
+                              b.create<arith::BitcastOp>(loc, f32, scaleBits));
+  Value negative =
+      b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::uge, bits, c(0x80));
+  value = b.create<arith::SelectOp>(loc, negative,
+                                    b.create<arith::NegFOp>(loc, value), value);
+  Value nan = floatConst(b, loc, f32, NAN);
+  if (f.uz)
+    return b.create<arith::SelectOp>(loc, eq(bits, c(0x80)), nan, value);
+  Value allOnes = eq(e, c((0x7f >> f.mantissa)));
+  if (!f.hasInf) // E4M3FN: only S.1111.111 is NaN.
+    return b.create<arith::SelectOp>(loc, eq(mag, c(0x7f)), nan, value);
+  Value inf = b.create<arith::SelectOp>(loc, negative,
+                                        floatConst(b, loc, f32, -INFINITY),
+                                        floatConst(b, loc, f32, INFINITY));
+  Value special = b.create<arith::SelectOp>(loc, eq(m, c(0)), inf, nan);
+  return b.create<arith::SelectOp>(loc, allOnes, special, value);
+}
+
+/// The bits (i8) of the 8-bit float of type `t` nearest (ties to even) to
+/// the f32 `x`; beyond the largest finite value, that value if `saturate`,
+/// else infinity or NaN.
+Value encodeFloat8(OpBuilder &b, Location loc, Value x, Type t, bool saturate) {
+  Float8Format f = float8Format(t);
+  Type i32 = b.getI32Type();
+  auto c = [&](int64_t v) { return intConst(b, loc, i32, v); };
+  auto cmp = [&](arith::CmpIPredicate p, Value l, Value r) {
+    return b.create<arith::CmpIOp>(loc, p, l, r);
+  };
+  auto select = [&](Value cond, Value l, Value r) {
+    return b.create<arith::SelectOp>(loc, cond, l, r);
+  };
+  using P = arith::CmpIPredicate;
+  Value bits = b.create<arith::BitcastOp>(loc, i32, x);
+  Value sign = b.create<arith::AndIOp>(
+      loc, b.create<arith::ShRUIOp>(loc, bits, c(24)), c(0x80));
+  Value abs = b.create<arith::AndIOp>(loc, bits, c(0x7fffffff));
+  Value biased = b.create<arith::ShRUIOp>(loc, abs, c(23));
+  unsigned shift = 23 - f.mantissa;
+  // Normal in the target: round the f32 bits at the target's last mantissa
+  // bit (a carry moves into the exponent), then rebias.
+  Value odd = b.create<arith::AndIOp>(
+      loc, b.create<arith::ShRUIOp>(loc, abs, c(shift)), c(1));
+  Value rounded = b.create<arith::AddIOp>(
+      loc, abs, b.create<arith::AddIOp>(loc, c((1 << (shift - 1)) - 1), odd));
+  Value normal = b.create<arith::SubIOp>(
+      loc, b.create<arith::ShRUIOp>(loc, rounded, c(shift)),
+      c((127 - f.bias) << f.mantissa));
+  // Subnormal (or zero) in the target: shift the significand right by
+  // `s` bits, rounding to nearest even.
+  Value sig = select(
+      cmp(P::eq, biased, c(0)), b.create<arith::AndIOp>(loc, abs, c(0x7fffff)),
+      b.create<arith::OrIOp>(
+          loc, b.create<arith::AndIOp>(loc, abs, c(0x7fffff)), c(0x800000)));
+  Value s = b.create<arith::SubIOp>(loc, c(shift + 1 + 127 - f.bias), biased);
+  s = b.create<arith::MinUIOp>(loc, s, c(31));
+  Value q = b.create<arith::ShRUIOp>(loc, sig, s);
+  Value rem =
+      b.create<arith::SubIOp>(loc, sig, b.create<arith::ShLIOp>(loc, q, s));
+  Value half =
+      b.create<arith::ShLIOp>(loc, c(1), b.create<arith::SubIOp>(loc, s, c(1)));
+  Value up = b.create<arith::OrIOp>(
+      loc, cmp(P::ugt, rem, half),
+      b.create<arith::AndIOp>(
+          loc, cmp(P::eq, rem, half),
+          cmp(P::ne, b.create<arith::AndIOp>(loc, q, c(1)), c(0))));
+  Value subnormal =
+      b.create<arith::AddIOp>(loc, q, b.create<arith::ExtUIOp>(loc, i32, up));
+  Value code =
+      select(cmp(P::uge, biased, c(127 - f.bias + 1)), normal, subnormal);
+  Value nanCode = f.uz ? c(0x80) : b.create<arith::OrIOp>(loc, sign, c(0x7f));
+  Value beyond; // What overflow and infinity become.
+  if (saturate)
+    beyond = b.create<arith::OrIOp>(loc, sign, c(f.maxCode));
+  else if (f.hasInf)
+    beyond = b.create<arith::OrIOp>(loc, sign, c(0x7c));
+  else
+    beyond = nanCode;
+  Value finite = b.create<arith::OrIOp>(loc, sign, code);
+  if (f.uz) // No negative zero.
+    finite = select(cmp(P::eq, code, c(0)), c(0), finite);
+  Value result = select(cmp(P::ugt, code, c(f.maxCode)), beyond, finite);
+  result = select(cmp(P::uge, abs, c(0x7f800000)), beyond, result);
+  result = select(cmp(P::ugt, abs, c(0x7f800000)), nanCode, result);
+  return b.create<arith::TruncIOp>(loc, b.getI8Type(), result);
 }
 
 /// Converts a scalar between nn element types with nn.cast's semantics.
-Value convertScalar(OpBuilder &b, Location loc, Value v, Type to) {
-  Type from = v.getType();
+/// `v` holds a `from` in its storage type; the result holds a `to` in its
+/// storage type.
+Value convertScalar(OpBuilder &b, Location loc, Value v, Type from, Type to,
+                    bool saturate = true) {
   if (from == to)
     return v;
+  Type f32 = b.getF32Type();
+  if (isFloat8(from)) {
+    v = decodeFloat8(b, loc, v, from);
+    from = f32;
+    if (to == f32)
+      return v;
+  }
+  // 4-bit integers are stored as their (extended) value.
+  if (isInt4(from))
+    from = IntegerType::get(b.getContext(), 8,
+                            from.isUnsignedInteger() ? IntegerType::Unsigned
+                                                     : IntegerType::Signless);
+  bool fromUnsigned = from.isUnsignedInteger() || from.isInteger(1);
+  if (isFloat8(to)) {
+    // Every conversion to f32 here is exact or rounds to odd, so the
+    // result is rounded once.
+    if (from.isF64())
+      v = truncF64ToF32Odd(b, loc, v);
+    else if (isHalf(from))
+      v = b.create<arith::ExtFOp>(loc, f32, v);
+    else if (fromUnsigned && from != f32)
+      v = b.create<arith::UIToFPOp>(loc, f32, v);
+    else if (from != f32)
+      v = b.create<arith::SIToFPOp>(loc, f32, v);
+    return encodeFloat8(b, loc, v, to, saturate);
+  }
+  if (isInt4(to)) {
+    bool u = to.isUnsignedInteger();
+    Type i8 = b.getI8Type();
+    int64_t lo = u ? 0 : -8, hi = u ? 15 : 7;
+    if (auto ft = dyn_cast<FloatType>(from)) {
+      Type ct = computeType(ft);
+      Value x = b.create<math::RoundEvenOp>(loc, toCompute(b, loc, v));
+      x = b.create<arith::MaximumFOp>(loc, x, floatConst(b, loc, ct, lo));
+      x = b.create<arith::MinimumFOp>(loc, x, floatConst(b, loc, ct, hi));
+      Value isNaN =
+          b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::UNO, x, x);
+      Value r = b.create<arith::FPToSIOp>(loc, i8, x);
+      return b.create<arith::SelectOp>(loc, isNaN, intConst(b, loc, i8, 0), r);
+    }
+    // Integers clamp in a type wide enough for both ranges.
+    Type wide = b.getI64Type();
+    Value x = v;
+    if (from.getIntOrFloatBitWidth() < 64)
+      x = fromUnsigned ? Value(b.create<arith::ExtUIOp>(loc, wide, v))
+                       : Value(b.create<arith::ExtSIOp>(loc, wide, v));
+    if (!from.isInteger(1)) {
+      x = fromUnsigned
+              ? Value(b.create<arith::MinUIOp>(loc, x,
+                                               intConst(b, loc, wide, hi)))
+              : Value(b.create<arith::MaxSIOp>(loc, x,
+                                               intConst(b, loc, wide, lo)));
+      if (!fromUnsigned)
+        x = b.create<arith::MinSIOp>(loc, x, intConst(b, loc, wide, hi));
+    }
+    return b.create<arith::TruncIOp>(loc, i8, x);
+  }
+  Type toS = storageOrSelf(to);
   if (to.isInteger(1)) {
     if (isa<FloatType>(from))
       return b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::UNE, v,
                                      zeroOf(b, loc, from));
     return b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ne, v,
-                                   zeroOf(b, loc, from));
+                                   zeroOf(b, loc, v.getType()));
   }
   if (auto toF = dyn_cast<FloatType>(to)) {
     if (auto fromF = dyn_cast<FloatType>(from)) {
       if (from.isF64() && to.isBF16())
-        return truncF64ToBF16(b, loc, v);
+        return b.create<arith::TruncFOp>(loc, to, truncF64ToF32Odd(b, loc, v));
       if (fromF.getWidth() == toF.getWidth()) // f16 <-> bf16
-        return b.create<arith::TruncFOp>(
-            loc, to, b.create<arith::ExtFOp>(loc, b.getF32Type(), v));
+        return b.create<arith::TruncFOp>(loc, to,
+                                         b.create<arith::ExtFOp>(loc, f32, v));
       if (fromF.getWidth() < toF.getWidth())
         return b.create<arith::ExtFOp>(loc, to, v);
       return b.create<arith::TruncFOp>(loc, to, v);
     }
-    if (from.isInteger(1))
+    if (fromUnsigned)
       return b.create<arith::UIToFPOp>(loc, to, v);
     return b.create<arith::SIToFPOp>(loc, to, v);
   }
   // To a wider or narrower integer.
   if (isa<FloatType>(from))
-    return b.create<arith::FPToSIOp>(loc, to, v);
+    return to.isUnsignedInteger()
+               ? Value(b.create<arith::FPToUIOp>(loc, toS, v))
+               : Value(b.create<arith::FPToSIOp>(loc, toS, v));
   unsigned fw = from.getIntOrFloatBitWidth(), tw = to.getIntOrFloatBitWidth();
   if (fw < tw)
-    return from.isInteger(1) ? Value(b.create<arith::ExtUIOp>(loc, to, v))
-                             : Value(b.create<arith::ExtSIOp>(loc, to, v));
-  return b.create<arith::TruncIOp>(loc, to, v);
+    return fromUnsigned ? Value(b.create<arith::ExtUIOp>(loc, toS, v))
+                        : Value(b.create<arith::ExtSIOp>(loc, toS, v));
+  if (fw > tw)
+    return b.create<arith::TruncIOp>(loc, toS, v);
+  return v; // iN <-> uiN: the same bits.
+}
+
+/// Converts a signless scalar as a value of the same type.
+Value convertScalar(OpBuilder &b, Location loc, Value v, Type to) {
+  return convertScalar(b, loc, v, v.getType(), to);
 }
 
 //===----------------------------------------------------------------------===//
@@ -306,6 +559,18 @@ Value buildIndexed(
         nb.create<linalg::YieldOp>(nloc, fn(nb, nloc, idx));
       });
   return generic.getResult(0);
+}
+
+/// `v` with the sign bit of every (integer) element flipped.
+Value flipSignBit(OpBuilder &b, Location loc, Value v) {
+  RankedTensorType t = tensorType(v);
+  unsigned w = t.getElementType().getIntOrFloatBitWidth();
+  return buildElementwise(
+      b, loc, t, v, [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        Value bit = nb.create<arith::ConstantOp>(
+            l, nb.getIntegerAttr(a[0].getType(), APInt::getSignMask(w)));
+        return nb.create<arith::XOrIOp>(l, a[0], bit);
+      });
 }
 
 /// Reshapes `v` to `shape` (same element count, row-major).
@@ -417,12 +682,12 @@ Value truncateTo(OpBuilder &b, Location loc, Value v, Type storage) {
                       });
 }
 
-Value reduceMax(OpBuilder &b, Location loc, Value input,
-                ArrayRef<int64_t> axes) {
+Value reduceMax(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> axes,
+                bool u = false) {
   Type et = tensorType(input).getElementType();
-  return reduce(b, loc, input, axes, extremeAttr(b, et, /*lowest=*/true),
-                [](OpBuilder &nb, Location l, Value x, Value acc) {
-                  return maxValues(nb, l, x, acc);
+  return reduce(b, loc, input, axes, extremeAttr(b, et, /*lowest=*/true, u),
+                [u](OpBuilder &nb, Location l, Value x, Value acc) {
+                  return maxValues(nb, l, x, acc, u);
                 });
 }
 
@@ -621,18 +886,22 @@ struct NegLowering : ElementwisePattern<NegOp> {
 
 struct AbsLowering : ElementwisePattern<AbsOp> {
   using ElementwisePattern::ElementwisePattern;
-  Value scalar(AbsOp, OpBuilder &b, Location loc, ValueRange a) const override {
+  Value scalar(AbsOp op, OpBuilder &b, Location loc,
+               ValueRange a) const override {
     if (isa<FloatType>(a[0].getType()))
       return b.create<math::AbsFOp>(loc, a[0]);
+    if (isUnsigned(op))
+      return a[0];
     return b.create<math::AbsIOp>(loc, a[0]);
   }
 };
 
 struct ReluLowering : ElementwisePattern<ReluOp> {
   using ElementwisePattern::ElementwisePattern;
-  Value scalar(ReluOp, OpBuilder &b, Location loc,
+  Value scalar(ReluOp op, OpBuilder &b, Location loc,
                ValueRange a) const override {
-    return maxValues(b, loc, a[0], zeroOf(b, loc, a[0].getType()));
+    return maxValues(b, loc, a[0], zeroOf(b, loc, a[0].getType()),
+                     isUnsigned(op));
   }
 };
 
@@ -640,11 +909,13 @@ struct ReluLowering : ElementwisePattern<ReluOp> {
 template <typename OpTy> struct BinaryPattern : ElementwisePattern<OpTy> {
   using ElementwisePattern<OpTy>::ElementwisePattern;
   virtual Value floatOp(OpBuilder &b, Location loc, Value x, Value y) const = 0;
-  virtual Value intOp(OpBuilder &b, Location loc, Value x, Value y) const = 0;
-  Value scalar(OpTy, OpBuilder &b, Location loc, ValueRange a) const override {
+  virtual Value intOp(OpBuilder &b, Location loc, Value x, Value y,
+                      bool u) const = 0;
+  Value scalar(OpTy op, OpBuilder &b, Location loc,
+               ValueRange a) const override {
     Type et = a[0].getType();
     if (!isa<FloatType>(et))
-      return intOp(b, loc, a[0], a[1]);
+      return intOp(b, loc, a[0], a[1], isUnsigned(op));
     Value r = floatOp(b, loc, toCompute(b, loc, a[0]), toCompute(b, loc, a[1]));
     return fromCompute(b, loc, r, et);
   }
@@ -655,7 +926,8 @@ template <typename OpTy> struct BinaryPattern : ElementwisePattern<OpTy> {
     using BinaryPattern<OP>::BinaryPattern;                                    \
     Value floatOp(OpBuilder &b, Location loc, Value x,                         \
                   Value y) const override{FLOAT} Value                         \
-        intOp(OpBuilder &b, Location loc, Value x, Value y) const override {   \
+        intOp(OpBuilder &b, Location loc, Value x, Value y,                    \
+              bool u) const override {                                         \
       INT                                                                      \
     }                                                                          \
   };
@@ -667,13 +939,13 @@ LOOM_BINARY(SubLowering, SubOp, return b.create<arith::SubFOp>(loc, x, y);
 LOOM_BINARY(MulLowering, MulOp, return b.create<arith::MulFOp>(loc, x, y);
             , return b.create<arith::MulIOp>(loc, x, y);)
 LOOM_BINARY(DivLowering, DivOp, return b.create<arith::DivFOp>(loc, x, y);
-            , return safeDivSI(b, loc, x, y);)
+            , return u ? safeDivUI(b, loc, x, y) : safeDivSI(b, loc, x, y);)
 LOOM_BINARY(PowLowering, PowOp, return b.create<math::PowFOp>(loc, x, y);
             , return b.create<math::IPowIOp>(loc, x, y);)
 LOOM_BINARY(MaxLowering, MaxOp, return b.create<arith::MaximumFOp>(loc, x, y);
-            , return b.create<arith::MaxSIOp>(loc, x, y);)
+            , return maxValues(b, loc, x, y, u);)
 LOOM_BINARY(MinLowering, MinOp, return b.create<arith::MinimumFOp>(loc, x, y);
-            , return b.create<arith::MinSIOp>(loc, x, y);)
+            , return minValues(b, loc, x, y, u);)
 #undef LOOM_BINARY
 
 struct CompareLowering : ElementwisePattern<CompareOp> {
@@ -690,10 +962,16 @@ struct CompareLowering : ElementwisePattern<CompareOp> {
         arith::CmpIPredicate::eq,  arith::CmpIPredicate::ne,
         arith::CmpIPredicate::slt, arith::CmpIPredicate::sle,
         arith::CmpIPredicate::sgt, arith::CmpIPredicate::sge};
+    static constexpr arith::CmpIPredicate unsignedPredicates[] = {
+        arith::CmpIPredicate::eq,  arith::CmpIPredicate::ne,
+        arith::CmpIPredicate::ult, arith::CmpIPredicate::ule,
+        arith::CmpIPredicate::ugt, arith::CmpIPredicate::uge};
     auto d = static_cast<unsigned>(op.getDirection());
     if (isa<FloatType>(a[0].getType()))
       return b.create<arith::CmpFOp>(loc, floatPredicates[d], a[0], a[1]);
-    return b.create<arith::CmpIOp>(loc, intPredicates[d], a[0], a[1]);
+    return b.create<arith::CmpIOp>(
+        loc, isUnsigned(op) ? unsignedPredicates[d] : intPredicates[d], a[0],
+        a[1]);
   }
 };
 
@@ -709,7 +987,11 @@ struct CastLowering : ElementwisePattern<CastOp> {
   using ElementwisePattern::ElementwisePattern;
   Value scalar(CastOp op, OpBuilder &b, Location loc,
                ValueRange a) const override {
-    return convertScalar(b, loc, a[0], op.getTo());
+    Type from = a[0].getType();
+    if (auto original = op->getAttrOfType<TypeAttr>(
+            NNDialect::CastFromAttrHelper::getNameStr()))
+      from = original.getValue();
+    return convertScalar(b, loc, a[0], from, op.getTo(), op.getSaturate());
   }
 };
 
@@ -961,9 +1243,13 @@ struct MaxPoolLowering : OpRewritePattern<MaxPool2dOp> {
     auto [eh, ew] =
         windowOverhang(tensorType(op.getInput()), resultType, op.getKernel(),
                        op.getStrides(), op.getDilations(), p);
+    // linalg has no unsigned NCHW max pool: flipping the sign bit maps
+    // unsigned order onto signed order.
+    bool u = isUnsigned(op);
     TypedAttr lowest = extremeAttr(rewriter, et, /*lowest=*/true);
-    Value x = padSpatial(rewriter, loc, op.getInput(), p[0], p[1], p[2] + eh,
-                         p[3] + ew, lowest);
+    Value input = u ? flipSignBit(rewriter, loc, op.getInput()) : op.getInput();
+    Value x = padSpatial(rewriter, loc, input, p[0], p[1], p[2] + eh, p[3] + ew,
+                         lowest);
     Value window = rewriter.create<tensor::EmptyOp>(loc, op.getKernel(), et);
     Value acc = filledTensor(rewriter, loc, resultType, lowest);
     Value r = rewriter
@@ -972,7 +1258,7 @@ struct MaxPoolLowering : OpRewritePattern<MaxPool2dOp> {
                       rewriter.getI64TensorAttr(op.getStrides()),
                       rewriter.getI64TensorAttr(op.getDilations()))
                   .getResult(0);
-    rewriter.replaceOp(op, r);
+    rewriter.replaceOp(op, u ? flipSignBit(rewriter, loc, r) : r);
     return success();
   }
 };
@@ -1045,11 +1331,12 @@ struct AvgPoolLowering : OpRewritePattern<AvgPool2dOp> {
 template <typename OpTy> struct ReduceLowering : OpRewritePattern<OpTy> {
   using OpRewritePattern<OpTy>::OpRewritePattern;
   virtual Value reduceAxes(OpBuilder &b, Location loc, Value x,
-                           ArrayRef<int64_t> axes) const = 0;
+                           ArrayRef<int64_t> axes, bool u) const = 0;
   LogicalResult matchAndRewrite(OpTy op,
                                 PatternRewriter &rewriter) const override {
     auto resultType = cast<RankedTensorType>(op.getType());
-    Value r = reduceAxes(rewriter, op.getLoc(), op.getInput(), op.getAxes());
+    Value r = reduceAxes(rewriter, op.getLoc(), op.getInput(), op.getAxes(),
+                         isUnsigned(op));
     rewriter.replaceOp(
         op, reshapeTo(rewriter, op.getLoc(), r, resultType.getShape()));
     return success();
@@ -1058,8 +1345,8 @@ template <typename OpTy> struct ReduceLowering : OpRewritePattern<OpTy> {
 
 struct ReduceSumLowering : ReduceLowering<ReduceSumOp> {
   using ReduceLowering::ReduceLowering;
-  Value reduceAxes(OpBuilder &b, Location loc, Value x,
-                   ArrayRef<int64_t> axes) const override {
+  Value reduceAxes(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> axes,
+                   bool u) const override {
     return truncateTo(b, loc, reduceSum(b, loc, x, axes),
                       tensorType(x).getElementType());
   }
@@ -1067,20 +1354,20 @@ struct ReduceSumLowering : ReduceLowering<ReduceSumOp> {
 
 struct ReduceMaxLowering : ReduceLowering<ReduceMaxOp> {
   using ReduceLowering::ReduceLowering;
-  Value reduceAxes(OpBuilder &b, Location loc, Value x,
-                   ArrayRef<int64_t> axes) const override {
-    return reduceMax(b, loc, x, axes);
+  Value reduceAxes(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> axes,
+                   bool u) const override {
+    return reduceMax(b, loc, x, axes, u);
   }
 };
 
 struct ReduceMinLowering : ReduceLowering<ReduceMinOp> {
   using ReduceLowering::ReduceLowering;
-  Value reduceAxes(OpBuilder &b, Location loc, Value x,
-                   ArrayRef<int64_t> axes) const override {
+  Value reduceAxes(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> axes,
+                   bool u) const override {
     Type et = tensorType(x).getElementType();
-    return reduce(b, loc, x, axes, extremeAttr(b, et, /*lowest=*/false),
-                  [](OpBuilder &nb, Location l, Value v, Value acc) {
-                    return minValues(nb, l, v, acc);
+    return reduce(b, loc, x, axes, extremeAttr(b, et, /*lowest=*/false, u),
+                  [u](OpBuilder &nb, Location l, Value v, Value acc) {
+                    return minValues(nb, l, v, acc, u);
                   });
   }
 };
@@ -1108,8 +1395,8 @@ Value reduceMean(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> axes,
 
 struct ReduceMeanLowering : ReduceLowering<ReduceMeanOp> {
   using ReduceLowering::ReduceLowering;
-  Value reduceAxes(OpBuilder &b, Location loc, Value x,
-                   ArrayRef<int64_t> axes) const override {
+  Value reduceAxes(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> axes,
+                   bool u) const override {
     return reduceMean(b, loc, x, axes);
   }
 };
@@ -1121,7 +1408,8 @@ template <typename OpTy> struct GlobalPoolLowering : OpRewritePattern<OpTy> {
                                 PatternRewriter &rewriter) const override {
     auto resultType = cast<RankedTensorType>(op.getType());
     Value r = std::is_same_v<OpTy, GlobalMaxPool2dOp>
-                  ? reduceMax(rewriter, op.getLoc(), op.getInput(), {2, 3})
+                  ? reduceMax(rewriter, op.getLoc(), op.getInput(), {2, 3},
+                              isUnsigned(op))
                   : reduceMean(rewriter, op.getLoc(), op.getInput(), {2, 3});
     rewriter.replaceOp(
         op, reshapeTo(rewriter, op.getLoc(), r, resultType.getShape()));
@@ -1631,6 +1919,104 @@ struct TriluLowering : OpRewritePattern<TriluOp> {
   }
 };
 
+//===----------------------------------------------------------------------===//
+// Storage types
+//===----------------------------------------------------------------------===//
+
+Type eraseType(Type t) {
+  if (auto rt = dyn_cast<RankedTensorType>(t))
+    if (Type s = storageOf(rt.getElementType()))
+      return rt.clone(s);
+  if (Type s = storageOf(t))
+    return s;
+  return t;
+}
+
+/// `attr` with its element type erased; 4-bit values are extended to
+/// bytes by their signedness.
+Attribute eraseAttr(Attribute attr) {
+  if (auto i = dyn_cast<IntegerAttr>(attr)) {
+    Type s = storageOf(i.getType());
+    if (!s)
+      return attr;
+    APInt v = i.getValue();
+    unsigned w = s.getIntOrFloatBitWidth();
+    return IntegerAttr::get(
+        s, i.getType().isUnsignedInteger() ? v.zext(w) : v.sextOrTrunc(w));
+  }
+  auto elements = dyn_cast<ElementsAttr>(attr);
+  if (!elements)
+    return attr;
+  auto type = cast<ShapedType>(elements.getType());
+  Type et = type.getElementType(), s = storageOf(et);
+  if (!s)
+    return attr;
+  auto to = RankedTensorType::get(type.getShape(), s);
+  if (auto resource = dyn_cast<DenseResourceElementsAttr>(attr))
+    if (et.getIntOrFloatBitWidth() == s.getIntOrFloatBitWidth())
+      return DenseResourceElementsAttr::get(to, resource.getRawHandle());
+  auto dense = dyn_cast<DenseElementsAttr>(attr);
+  if (!dense)
+    return {};
+  if (et.getIntOrFloatBitWidth() == s.getIntOrFloatBitWidth())
+    return dense.bitcast(s);
+  bool zext = et.isUnsignedInteger();
+  return dense.mapValues(
+      s, [&](const APInt &v) { return zext ? v.zext(8) : v.sext(8); });
+}
+
+/// Stores unsigned integers, 8-bit floats and 4-bit integers in signless
+/// types throughout `fn`, marking the nn ops whose meaning depended on the
+/// erased types.
+LogicalResult eraseStorageTypes(func::FuncOp fn) {
+  // Mark first: erasing a value's type changes what its users see.
+  fn.walk([&](Operation *op) {
+    if (!isa<NNDialect>(op->getDialect()) || op->getNumOperands() == 0)
+      return;
+    Type input = getElementTypeOrSelf(op->getOperand(0).getType());
+    if (isa<CastOp>(op)) {
+      if (storageOf(input))
+        op->setAttr(NNDialect::CastFromAttrHelper::getNameStr(),
+                    TypeAttr::get(input));
+    } else if (llvm::any_of(op->getOperandTypes(), [](Type t) {
+                 return getElementTypeOrSelf(t).isUnsignedInteger();
+               })) {
+      op->setAttr(NNDialect::UnsignedAttrHelper::getNameStr(),
+                  UnitAttr::get(op->getContext()));
+    }
+  });
+  auto erased = [](TypeRange types) {
+    return llvm::map_to_vector(types, eraseType);
+  };
+  FunctionType type = fn.getFunctionType();
+  fn.setType(FunctionType::get(fn.getContext(), erased(type.getInputs()),
+                               erased(type.getResults())));
+  for (BlockArgument arg : fn.getArguments())
+    arg.setType(eraseType(arg.getType()));
+  WalkResult r = fn.walk([&](Operation *op) -> WalkResult {
+    if (isa<NNDialect>(op->getDialect())) {
+      for (NamedAttribute named : op->getAttrs()) {
+        if (isa<TypeAttr>(named.getValue()))
+          continue;
+        Attribute a = eraseAttr(named.getValue());
+        if (!a)
+          return op->emitError("cannot store attribute '")
+                 << named.getName().strref() << "' in a signless type";
+        if (a != named.getValue())
+          op->setAttr(named.getName(), a);
+      }
+    }
+    for (Value result : op->getResults())
+      result.setType(eraseType(result.getType()));
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument arg : block.getArguments())
+          arg.setType(eraseType(arg.getType()));
+    return WalkResult::advance();
+  });
+  return failure(r.wasInterrupted());
+}
+
 struct ConvertNNToLinalg
     : loom::impl::ConvertNNToLinalgBase<ConvertNNToLinalg> {
   void runOnOperation() override {
@@ -1656,6 +2042,12 @@ struct ConvertNNToLinalg
       return WalkResult::advance();
     });
     if (dynamic.wasInterrupted())
+      return signalPassFailure();
+    WalkResult erased = getOperation()->walk([](func::FuncOp fn) {
+      return failed(eraseStorageTypes(fn)) ? WalkResult::interrupt()
+                                           : WalkResult::advance();
+    });
+    if (erased.wasInterrupted())
       return signalPassFailure();
     RewritePatternSet patterns(ctx);
     populateNNToLinalgPatterns(patterns);

@@ -63,6 +63,9 @@ private:
   FailureOr<RankedTensorType> inputType(const onnx::ValueInfoProto &input);
   LogicalResult importInitializers(const onnx::GraphProto &graph, OpBuilder &b);
   LogicalResult importNodes(const onnx::GraphProto &graph, OpBuilder &b);
+  /// Rejects a node that would compute on an 8-bit float or 4-bit integer.
+  LogicalResult checkStorageOnly(const onnx::NodeProto &node,
+                                 ArrayRef<Value> inputs, Location loc);
   LogicalResult define(StringRef name, Value value, Location loc);
 
   ImportState &state;
@@ -281,6 +284,8 @@ LogicalResult GraphImporter::importNodes(const onnx::GraphProto &graph,
       return emitError(loc)
              << "input '" << in << "' is not defined in the graph";
     }
+    if (failed(checkStorageOnly(node, inputs, loc)))
+      return failure();
     const OpImporter *importer = lookupOpImporter(node.op_type());
     NodeImporter importerNode(state, b, node, inputs, opset, loc);
     if (failed(importer->convert(importerNode)))
@@ -297,6 +302,44 @@ LogicalResult GraphImporter::importNodes(const onnx::GraphProto &graph,
       if (failed(define(out, importerNode.results[k], loc)))
         return failure();
     }
+  }
+  return success();
+}
+
+/// The ONNX names of the types Loom only converts and moves.
+static StringRef storageOnlyName(Type t) {
+  if (isa<Float8E4M3FNType>(t))
+    return "FLOAT8E4M3FN";
+  if (isa<Float8E4M3FNUZType>(t))
+    return "FLOAT8E4M3FNUZ";
+  if (isa<Float8E5M2Type>(t))
+    return "FLOAT8E5M2";
+  if (isa<Float8E5M2FNUZType>(t))
+    return "FLOAT8E5M2FNUZ";
+  if (t.isInteger(4))
+    return t.isUnsignedInteger() ? "UINT4" : "INT4";
+  return "";
+}
+
+LogicalResult GraphImporter::checkStorageOnly(const onnx::NodeProto &node,
+                                              ArrayRef<Value> inputs,
+                                              Location loc) {
+  static const llvm::StringSet<> movers = {
+      "Cast",    "CastLike", "Identity",  "Reshape", "Transpose",
+      "Flatten", "Squeeze",  "Unsqueeze", "Concat",  "Slice",
+      "Split",   "Gather",   "Expand",    "Shape",   "Size"};
+  if (movers.contains(node.op_type()))
+    return success();
+  for (auto [k, v] : llvm::enumerate(inputs)) {
+    if (!v)
+      continue;
+    StringRef name = storageOnlyName(getElementTypeOrSelf(v.getType()));
+    if (!name.empty())
+      return state.unsupportedError(loc)
+             << "input #" << k << " ('" << node.input(k) << "') has data type "
+             << name
+             << ", which Loom only converts (Cast) and moves; cast it to a "
+                "computable type first";
   }
   return success();
 }

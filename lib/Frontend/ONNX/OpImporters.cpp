@@ -144,7 +144,13 @@ LogicalResult importCast(Node &n) {
     return n.error() << "missing attribute 'to'";
   ASSIGN_OR_FAIL(element,
                  convertElementType(n.state, n.loc, to->i(), "Cast target"));
-  return done(n, n.castTo(x, element));
+  // `saturate` (opset 19) matters only for 8-bit float targets.
+  const onnx::AttributeProto *saturate = n.attr("saturate");
+  if (!saturate || saturate->i() != 0 ||
+      getElementTypeOrSelf(x.getType()) == element)
+    return done(n, n.castTo(x, element));
+  return done(
+      n, n.make<nn::CastOp>(x, TypeAttr::get(element), n.b.getBoolAttr(false)));
 }
 
 template <nn::CompareDirection direction> LogicalResult importCompare(Node &n) {

@@ -68,35 +68,59 @@ FailureOr<Type> loom::onnx_import::convertElementType(ImportState &state,
     return Type(IntegerType::get(ctx, 32));
   case onnx::TensorProto::INT64:
     return Type(IntegerType::get(ctx, 64));
+  case onnx::TensorProto::UINT8:
+    return Type(IntegerType::get(ctx, 8, IntegerType::Unsigned));
+  case onnx::TensorProto::UINT16:
+    return Type(IntegerType::get(ctx, 16, IntegerType::Unsigned));
+  case onnx::TensorProto::UINT32:
+    return Type(IntegerType::get(ctx, 32, IntegerType::Unsigned));
+  case onnx::TensorProto::UINT64:
+    return Type(IntegerType::get(ctx, 64, IntegerType::Unsigned));
   case onnx::TensorProto::BOOL:
     return Type(IntegerType::get(ctx, 1));
+  // Newer than the protobuf schema this build knows, so by number.
+  case 17: // FLOAT8E4M3FN
+    return Type(Float8E4M3FNType::get(ctx));
+  case 18: // FLOAT8E4M3FNUZ
+    return Type(Float8E4M3FNUZType::get(ctx));
+  case 19: // FLOAT8E5M2
+    return Type(Float8E5M2Type::get(ctx));
+  case 20: // FLOAT8E5M2FNUZ
+    return Type(Float8E5M2FNUZType::get(ctx));
+  case 21: // UINT4
+    return Type(IntegerType::get(ctx, 4, IntegerType::Unsigned));
+  case 22: // INT4
+    return Type(IntegerType::get(ctx, 4));
   default:
     break;
   }
   if (const char *name = dtypeName(dtype); name && dtype != 0) {
     state.unsupportedError(loc)
         << what << " has data type " << name
-        << ", which Loom does not support (supported: FLOAT, DOUBLE, "
-           "FLOAT16, BFLOAT16, INT8, INT16, INT32, INT64, BOOL)";
+        << ", which Loom does not support (supported: the float, integer "
+           "and bool types, FLOAT8*, INT4 and UINT4)";
     return failure();
   }
-  // Types newer than the protobuf schema this build knows.
-  static const char *newer[] = {
-      "FLOAT8E4M3FN", "FLOAT8E4M3FNUZ", "FLOAT8E5M2", "FLOAT8E5M2FNUZ",
-      "UINT4",        "INT4",           "FLOAT4E2M1"};
-  if (dtype >= 17 && dtype <= 23) {
+  if (dtype == 23) {
     state.unsupportedError(loc)
-        << what << " has data type " << newer[dtype - 17]
-        << ", which Loom does not support";
+        << what << " has data type FLOAT4E2M1, which Loom does not support";
     return failure();
   }
   emitError(loc) << what << " has invalid data type " << dtype;
   return failure();
 }
 
-/// Bytes per element as stored in raw_data and external files.
+/// Bytes per element as stored in raw_data and external files (4-bit
+/// types pack two elements per byte; see packedBytes).
 static int64_t storageBytes(Type type) {
   return type.isInteger(1) ? 1 : (type.getIntOrFloatBitWidth() + 7) / 8;
+}
+
+static bool isPacked(Type type) { return type.isInteger(4); }
+
+/// Bytes that `count` elements of `type` take in raw_data.
+static int64_t packedBytes(Type type, int64_t count) {
+  return isPacked(type) ? (count + 1) / 2 : count * storageBytes(type);
 }
 
 /// Checks the dimensions and returns the element count.
@@ -125,6 +149,9 @@ static LogicalResult typedFieldBytes(ImportState &state, Location loc,
                                      const onnx::TensorProto &tensor, Type type,
                                      int64_t count, std::vector<char> &bytes) {
   int64_t width = storageBytes(type);
+  // 4-bit types hold one packed byte (two elements) per int32_data entry.
+  if (isPacked(type))
+    count = packedBytes(type, count);
   // Copies one repeated field as little-endian bit patterns; counts are
   // checked before anything is allocated.
   auto copy = [&](const auto &field, StringRef name, auto toBits) {
@@ -152,9 +179,13 @@ static LogicalResult typedFieldBytes(ImportState &state, Location loc,
   case onnx::TensorProto::INT64:
     return copy(tensor.int64_data(), "int64_data",
                 [](int64_t v) { return uint64_t(v); });
+  case onnx::TensorProto::UINT32:
+  case onnx::TensorProto::UINT64:
+    return copy(tensor.uint64_data(), "uint64_data",
+                [](uint64_t v) { return v; });
   default:
-    // INT32, INT16, INT8, BOOL, FLOAT16 and BFLOAT16 (as bit patterns) all
-    // live in int32_data.
+    // The other integers, BOOL, the 8-bit floats, FLOAT16 and BFLOAT16 (as
+    // bit patterns) all live in int32_data.
     return copy(tensor.int32_data(), "int32_data",
                 [](int32_t v) { return uint64_t(uint32_t(v)); });
   }
@@ -174,7 +205,7 @@ loom::onnx_import::convertTensor(ImportState &state, Location loc,
     return failure();
   auto type = RankedTensorType::get(shape, *elementType);
   int64_t width = storageBytes(*elementType);
-  int64_t expected = *count * width;
+  int64_t expected = packedBytes(*elementType, *count);
 
   std::vector<char> bytes;
   if (tensor.has_data_location() &&
@@ -200,6 +231,14 @@ loom::onnx_import::convertTensor(ImportState &state, Location loc,
     SmallVector<bool> values;
     for (char c : bytes)
       values.push_back(c != 0);
+    return ElementsAttr(DenseElementsAttr::get(type, values));
+  }
+  // Two 4-bit elements per byte, the first in the low half.
+  if (isPacked(*elementType)) {
+    SmallVector<APInt> values;
+    values.reserve(*count);
+    for (int64_t i = 0; i < *count; ++i)
+      values.push_back(APInt(4, (uint8_t(bytes[i / 2]) >> (4 * (i % 2))) & 15));
     return ElementsAttr(DenseElementsAttr::get(type, values));
   }
   ArrayRef<char> data(bytes.data(), bytes.size());

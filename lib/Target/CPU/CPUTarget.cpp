@@ -290,15 +290,25 @@ std::string dtypeName(Type t) {
     return "float16";
   if (t.isBF16())
     return "bfloat16";
+  if (isa<Float8E4M3FNType>(t))
+    return "float8e4m3fn";
+  if (isa<Float8E4M3FNUZType>(t))
+    return "float8e4m3fnuz";
+  if (isa<Float8E5M2Type>(t))
+    return "float8e5m2";
+  if (isa<Float8E5M2FNUZType>(t))
+    return "float8e5m2fnuz";
   if (t.isInteger(1))
     return "bool";
   if (auto it = dyn_cast<IntegerType>(t))
-    return "int" + std::to_string(it.getWidth());
+    return (it.isUnsigned() ? "uint" : "int") + std::to_string(it.getWidth());
   return "";
 }
 
+/// Bools and 4-bit integers take a byte each (the 4-bit ones hold their
+/// sign- or zero-extended value).
 uint64_t elementBytes(Type t) {
-  return t.isInteger(1) ? 1 : t.getIntOrFloatBitWidth() / 8;
+  return std::max(1u, t.getIntOrFloatBitWidth() / 8);
 }
 
 uint64_t byteSize(RankedTensorType t) {
@@ -316,6 +326,14 @@ std::string rawBytes(ElementsAttr attr) {
     return "";
   }
   auto dense = cast<DenseElementsAttr>(attr);
+  Type et = dense.getElementType();
+  if (et.isInteger(4)) {
+    std::string out;
+    for (const APInt &v : dense.getValues<APInt>())
+      out.push_back(char(
+          (et.isUnsignedInteger() ? v.zext(8) : v.sext(8)).getZExtValue()));
+    return out;
+  }
   ArrayRef<char> raw = dense.getRawData();
   if (!dense.isSplat())
     return std::string(raw.data(), raw.size());

@@ -129,7 +129,7 @@ func.func @range_element_type() {
 // -----
 
 func.func @cast_target(%a: tensor<4xf32>) {
-  // expected-error@+1 {{result #0 must be ranked tensor of floating-point or signless integer or 1-bit signless integer values, but got 'tensor<4xindex>'}}
+  // expected-error@+1 {{result #0 must be ranked tensor of floating-point or 8- to 64-bit integer or 1-bit signless integer or 8-bit float or 4-bit integer values, but got 'tensor<4xindex>'}}
   %0 = nn.cast %a : tensor<4xf32> to index
   return
 }

@@ -126,7 +126,9 @@ TEST(Npy, DescrSpellings) {
       {"<i8", LOOM_DTYPE_INT64},    {"|u1", LOOM_DTYPE_UINT8},
       {"<u1", LOOM_DTYPE_UINT8},    {"|b1", LOOM_DTYPE_BOOL},
       {"<b1", LOOM_DTYPE_BOOL},     {"|V2", LOOM_DTYPE_BFLOAT16},
-      {"<V2", LOOM_DTYPE_BFLOAT16},
+      {"<V2", LOOM_DTYPE_BFLOAT16}, {"<u2", LOOM_DTYPE_UINT16},
+      {"<u4", LOOM_DTYPE_UINT32},   {"<u8", LOOM_DTYPE_UINT64},
+      {"|V1", LOOM_DTYPE_UINT8},
   };
   for (const Case &c : cases) {
     loom_dtype dtype = LOOM_DTYPE_INVALID;
@@ -221,12 +223,14 @@ TEST(Npy, Rejections) {
        "'t.npy' holds big-endian data ('>f4'), which is not supported: save "
        "it little-endian, e.g. np.save(path, "
        "a.astype(a.dtype.newbyteorder('<')))"},
-      {npyFile("{'descr': '<u4', 'fortran_order': False, 'shape': (1,), }"),
-       "'t.npy' holds dtype '<u4', which is not supported (supported: <f2 "
-       "<f4 <f8 |i1 <i2 <i4 <i8 |u1 |b1, and |V2 for bfloat16)"},
+      {npyFile("{'descr': '<c8', 'fortran_order': False, 'shape': (1,), }"),
+       "'t.npy' holds dtype '<c8', which is not supported (supported: <f2 "
+       "<f4 <f8 |i1 <i2 <i4 <i8 |u1 <u2 <u4 <u8 |b1, |V2 for bfloat16 and |V1 "
+       "or |u1 for the 8-bit floats)"},
       {npyFile("{'descr': '|O', 'fortran_order': False, 'shape': (1,), }"),
        "'t.npy' holds dtype '|O', which is not supported (supported: <f2 "
-       "<f4 <f8 |i1 <i2 <i4 <i8 |u1 |b1, and |V2 for bfloat16); object "
+       "<f4 <f8 |i1 <i2 <i4 <i8 |u1 <u2 <u4 <u8 |b1, |V2 for bfloat16 and |V1 "
+       "or |u1 for the 8-bit floats); object "
        "arrays (pickled Python objects) are never read"},
       {npyFile("{'descr': [('a', '<f4')], 'fortran_order': False, "
                "'shape': (1,), }"),

@@ -424,7 +424,8 @@ TEST_F(ArtifactTest, ManifestKeyErrors) {
        },
        "'inputs[0].dtype' is \"float8\", which is not a dtype this runtime "
        "knows (known: float16, bfloat16, float32, float64, int8, int16, "
-       "int32, int64, uint8, bool)"},
+       "int32, int64, uint8, uint16, uint32, uint64, bool, float8e4m3fn, "
+       "float8e4m3fnuz, float8e5m2, float8e5m2fnuz, int4, uint4)"},
       {[](json::Value &m) {
          json::Value inputs = json::Value::array();
          inputs.push_back(tensorJson("x", "float32", {2, -3}));

@@ -49,6 +49,11 @@ const char *npyDescr(loom_dtype dtype);
 bool dtypeFromNpyDescr(std::string_view descr, std::string_view fileName,
                        loom_dtype &dtype, std::string &error);
 
+/// Whether a file whose descr reads as `file` may hold an `expected` tensor:
+/// the same dtype, or the byte container numpy uses for a type it lacks
+/// (uint8 or |V1 for the 8-bit floats, int8 for int4, uint8 for uint4).
+bool npyHolds(loom_dtype file, loom_dtype expected);
+
 /// Parses the header at the start of `bytes` (`size` bytes available).
 /// Messages name `fileName`.
 bool parseNpyHeader(const void *bytes, size_t size, std::string_view fileName,

@@ -77,6 +77,18 @@ typedef enum loom_dtype {
   LOOM_DTYPE_UINT8 = 9,
   /* One byte holding 0 or 1. */
   LOOM_DTYPE_BOOL = 10,
+  LOOM_DTYPE_UINT16 = 11,
+  LOOM_DTYPE_UINT32 = 12,
+  LOOM_DTYPE_UINT64 = 13,
+  /* 8-bit floats, one byte of raw bits each (the ONNX/OCP formats). */
+  LOOM_DTYPE_FLOAT8E4M3FN = 14,
+  LOOM_DTYPE_FLOAT8E4M3FNUZ = 15,
+  LOOM_DTYPE_FLOAT8E5M2 = 16,
+  LOOM_DTYPE_FLOAT8E5M2FNUZ = 17,
+  /* 4-bit integers, one byte each holding the value (-8..7 and 0..15), as
+   * numpy holds them; loom_program_run rejects values out of range. */
+  LOOM_DTYPE_INT4 = 18,
+  LOOM_DTYPE_UINT4 = 19,
   /* Not a type: makes the enum 32-bit, and any value a C caller passes up
    * to this one a valid enum value in C++. */
   LOOM_DTYPE_MAX_ENUM = 0x7fffffff,

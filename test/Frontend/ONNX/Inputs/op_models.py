@@ -159,6 +159,18 @@ CASES = {
     "pad_int64": model(13, [N("Pad", ["x", "p", "v"], ["y"])],
                        [vi("x", [2], T.INT64)], [vi("y", None)],
                        [const("p", [1, 0]), const("v", 2 ** 53 + 1)]),
+    # Storage types: uint8 data (raw), int4 packed two per byte (an odd
+    # count, typed field), float8 bits, and Cast without saturation.
+    "storage_types": model(
+        21, [N("Add", ["x", "u"], ["y"]),
+             N("Cast", ["i4"], ["z"], to=T.INT8),
+             N("Cast", ["f8"], ["w"], to=T.FLOAT),
+             N("Cast", ["w"], ["q"], to=T.FLOAT8E5M2, saturate=0)],
+        [vi("x", [3], T.UINT8)],
+        [vi("y", None), vi("z", None), vi("w", None), vi("q", None)],
+        [numpy_helper.from_array(np.array([1, 200, 255], np.uint8), "u"),
+         helper.make_tensor("i4", T.INT4, [3], [-8, 7, -1]),
+         helper.make_tensor("f8", T.FLOAT8E4M3FN, [2], [448.0, -0.5])]),
     # Variants that are valid ONNX but not supported: exit code 3.
     "conv3d": model(13, [N("Conv", ["x", "w"], ["y"])],
                     [vi("x", [1, 1, 4, 4, 4]), vi("w", [1, 1, 2, 2, 2])],

@@ -47,6 +47,31 @@ def safe_name(name):
     return re.sub(r"[^A-Za-z0-9._-]", "_", name)
 
 
+# The 8-bit floats: numpy has no such types, so onnx decodes them to
+# float32; Loom reads and writes their raw bits.
+FLOAT8 = {"float8e4m3fn": (True, False), "float8e4m3fnuz": (True, True),
+          "float8e5m2": (False, False), "float8e5m2fnuz": (False, True)}
+
+
+def float8_bits(tensor):
+    """The raw bytes of an 8-bit float TensorProto, in its shape."""
+    if tensor.raw_data:
+        bits = np.frombuffer(tensor.raw_data, dtype=np.uint8)
+    else:
+        bits = np.array(tensor.int32_data, dtype=np.uint8)
+    return bits.reshape(tuple(tensor.dims))
+
+
+def decode_float8(bits, dtype):
+    e4m3, uz = FLOAT8[dtype]
+    bits = bits.view(np.uint8)
+    if e4m3:
+        values = numpy_helper.float8e4m3_to_float32(bits, uz=uz)
+    else:
+        values = numpy_helper.float8e5m2_to_float32(bits, fn=uz, uz=uz)
+    return values.astype(np.float32).reshape(bits.shape)
+
+
 def read_pb(path):
     tensor = onnx.TensorProto()
     with open(path, "rb") as f:
@@ -87,13 +112,14 @@ def run_test(item, loomc, loomrun, keep):
     data_dir = os.path.join(directory, "test_data_set_0")
     initializers = {i.name for i in model.graph.initializer}
     graph_inputs = [i for i in model.graph.input if i.name not in initializers]
-    inputs = {}
+    inputs, protos = {}, {}
     for i, info in enumerate(graph_inputs):
         path = os.path.join(data_dir, f"input_{i}.pb")
         if not os.path.exists(path):
             return name, "import", "no input data"
         try:
-            inputs[info.name] = numpy_helper.to_array(read_pb(path))
+            protos[info.name] = read_pb(path)
+            inputs[info.name] = numpy_helper.to_array(protos[info.name])
         except Exception as e:  # sequences, optionals, unknown types
             return name, "import", f"input '{info.name}' is not a tensor: {e}"
     expected = []
@@ -134,6 +160,11 @@ def run_test(item, loomc, loomrun, keep):
             value = inputs[spec["name"]]
             if spec["dtype"] == "bfloat16":  # onnx gives the raw bits
                 value = value.view(np.uint16).view("V2")
+            elif spec["dtype"] in FLOAT8:
+                value = float8_bits(protos[spec["name"]]).view("V1")
+            elif spec["dtype"] in ("int4", "uint4"):  # onnx gives float32
+                value = value.astype(np.int8 if spec["dtype"] == "int4"
+                                     else np.uint8)
             path = os.path.join(tmp, "in-" + safe_name(spec["name"]) + ".npy")
             np.save(path, value)
             cmd += ["--input", f"{spec['name']}={path}"]
@@ -150,6 +181,10 @@ def run_test(item, loomc, loomrun, keep):
                     np.float32)
                 want = (want.view(np.uint16).astype(np.uint32) << 16).view(
                     np.float32)
+            elif spec["dtype"] in FLOAT8:
+                got = decode_float8(got, spec["dtype"])
+            elif spec["dtype"] in ("int4", "uint4"):
+                got = got.astype(np.float32)
             problem = compare(spec["name"], got, want)
             if problem:
                 return name, "mismatch", problem
