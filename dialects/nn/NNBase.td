@@ -96,7 +96,8 @@ def NN_GeluApproximation : I32EnumAttr<"GeluApproximation",
 def NN_PadMode : I32EnumAttr<"PadMode", "how padding values are chosen", [
       I32EnumAttrCase<"Constant", 0, "constant">,
       I32EnumAttrCase<"Reflect", 1, "reflect">,
-      I32EnumAttrCase<"Edge", 2, "edge">
+      I32EnumAttrCase<"Edge", 2, "edge">,
+      I32EnumAttrCase<"Wrap", 3, "wrap">
     ]> {
   let cppNamespace = "::loom::nn";
 }
@@ -202,6 +203,43 @@ class NN_ReduceOp<string mnemonic, string kind, Type type>
         ::mlir::TypeRange operandTypes, ::mlir::TypeRange resultTypes) {
       return ::loom::nn::getReduceCost(operandTypes, resultTypes,
           ::loom::ReductionKind::}] # kind # [{);
+    }
+  }];
+}
+
+// Pooling over the spatial dimensions of an `[N, C, spatial...]` input (1 to
+// 3 of them). `padding` is `[begin..., end...]` over the spatial dimensions
+// (ONNX order); absent `strides`, `padding` and `dilations` mean ones, zeros
+// and ones (getWindow() fills them in).
+class NN_PoolOp<string mnemonic, Type type, dag extraArguments = (ins)>
+    : NN_Op<mnemonic, [SameOperandsAndResultElementType]> {
+  let arguments = !con((ins type:$input, DenseI64ArrayAttr:$kernel,
+                            OptionalAttr<DenseI64ArrayAttr>:$strides,
+                            OptionalAttr<DenseI64ArrayAttr>:$padding,
+                            OptionalAttr<DenseI64ArrayAttr>:$dilations,
+                            DefaultValuedAttr<BoolAttr, "false">:$ceil_mode),
+                       extraArguments);
+  let results = (outs type:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The window attributes, absent ones filled in.
+    ::loom::nn::PoolWindow getWindow() {
+      return ::loom::nn::PoolWindow(getKernel(), getStrides(), getPadding(),
+                                    getDilations());
+    }
+  }];
+  let extraClassDefinition = [{
+    ::mlir::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *, std::optional<::mlir::Location> loc,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &types) {
+      return ::loom::nn::inferPoolResult(loc, adaptor.getInput().getType(),
+          ::loom::nn::PoolWindow(adaptor.getKernel(), adaptor.getStrides(),
+                                 adaptor.getPadding(), adaptor.getDilations()),
+          adaptor.getCeilMode(), types);
+    }
+    ::mlir::LogicalResult $cppClass::verify() {
+      return ::loom::nn::verifyPoolPadding(getOperation(), getWindow());
     }
   }];
 }

@@ -128,23 +128,27 @@ FailureOr<OpCost> Conv2dOp::computeCost(TypeRange operands, TypeRange results) {
   return custom(operands, results, flops, 0);
 }
 
-FailureOr<OpCost> MaxPool2dOp::computeCost(TypeRange operands,
-                                           TypeRange results) {
+/// Pooling: per output, `window - 1` combines plus `extra` operations.
+static FailureOr<OpCost> poolCost(TypeRange operands, TypeRange results,
+                                  ArrayRef<int64_t> kernel, double extra) {
   auto out = count(results[0]);
   if (failed(out))
     return failure();
-  double window = getKernel()[0] * getKernel()[1];
-  return custom(operands, results, *out * (window - 1), 0);
+  double window = 1;
+  for (int64_t k : kernel)
+    window *= k;
+  return custom(operands, results, *out * (window - 1 + extra), 0);
 }
 
-FailureOr<OpCost> AvgPool2dOp::computeCost(TypeRange operands,
-                                           TypeRange results) {
-  auto out = count(results[0]);
-  if (failed(out))
-    return failure();
-  double window = getKernel()[0] * getKernel()[1];
-  // window - 1 adds and one division per output.
-  return custom(operands, results, *out * window, 0);
+FailureOr<OpCost> MaxPoolOp::computeCost(TypeRange operands,
+                                         TypeRange results) {
+  return poolCost(operands, results, getKernel(), 0);
+}
+
+FailureOr<OpCost> AvgPoolOp::computeCost(TypeRange operands,
+                                         TypeRange results) {
+  // One division per output.
+  return poolCost(operands, results, getKernel(), 1);
 }
 
 FailureOr<OpCost> GlobalAvgPool2dOp::computeCost(TypeRange operands,

@@ -408,12 +408,31 @@ OpFoldResult DivOp::fold(FoldAdaptor a) {
 }
 
 OpFoldResult PowOp::fold(FoldAdaptor a) {
+  bool u = isUnsignedOp(*this);
   return foldBinary(
       a.getOperands(), getType(),
       [](const APFloat &x, const APFloat &y) -> std::optional<APFloat> {
         return fromDouble(std::pow(toDouble(x), toDouble(y)), x.getSemantics());
       },
-      nullptr);
+      [u](const APInt &x, const APInt &y) -> std::optional<APInt> {
+        // As the lowering: wrapping repeated squaring; a negative exponent
+        // truncates 1 / x^-y (0 unless x is 1 or -1).
+        unsigned width = x.getBitWidth();
+        if (!u && y.isNegative()) {
+          if (x.isOne())
+            return x;
+          if (x.isAllOnes())
+            return y[0] ? x : APInt(width, 1);
+          return APInt(width, 0);
+        }
+        APInt result(width, 1), base = x;
+        for (unsigned i = 0, n = y.getActiveBits(); i < n; ++i) {
+          if (y[i])
+            result *= base;
+          base *= base;
+        }
+        return result;
+      });
 }
 
 OpFoldResult MaxOp::fold(FoldAdaptor a) {

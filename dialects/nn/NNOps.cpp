@@ -99,53 +99,31 @@ FailureOr<int64_t> windowOutput(Loc loc, int64_t in, int64_t kernel,
   return out;
 }
 
-/// Validates the window attributes shared by convolution and pooling.
-LogicalResult checkWindow(Loc loc, ArrayRef<int64_t> strides,
-                          ArrayRef<int64_t> padding,
-                          ArrayRef<int64_t> dilations) {
-  if (strides.size() != 2 ||
-      llvm::any_of(strides, [](int64_t s) { return s <= 0; }))
-    return fail(loc, "strides must be two positive integers, got " +
-                         shapeStr(strides));
-  if (padding.size() != 4 ||
-      llvm::any_of(padding, [](int64_t p) { return p < 0; }))
-    return fail(loc, "padding must be four non-negative integers "
-                     "[top, left, bottom, right], got " +
-                         shapeStr(padding));
-  if (dilations.size() != 2 ||
-      llvm::any_of(dilations, [](int64_t d) { return d <= 0; }))
-    return fail(loc, "dilations must be two positive integers, got " +
-                         shapeStr(dilations));
-  return success();
+/// Whether `values` holds `count` entries, each at least `min`.
+bool allAtLeast(ArrayRef<int64_t> values, size_t count, int64_t min) {
+  return values.size() == count &&
+         llvm::all_of(values, [&](int64_t v) { return v >= min; });
 }
 
-FailureOr<RankedTensorType>
-inferPool(Loc loc, Type inputType, ArrayRef<int64_t> kernel,
-          ArrayRef<int64_t> strides, ArrayRef<int64_t> padding,
-          ArrayRef<int64_t> dilations, bool ceilMode) {
-  auto input = cast<RankedTensorType>(inputType);
-  if (input.getRank() != 4) {
-    (void)fail(loc, "input must have rank 4 (NCHW), got rank " +
-                        Twine(input.getRank()));
-    return failure();
-  }
-  if (kernel.size() != 2 ||
-      llvm::any_of(kernel, [](int64_t k) { return k <= 0; })) {
-    (void)fail(loc,
-               "kernel must be two positive integers, got " + shapeStr(kernel));
-    return failure();
-  }
-  if (failed(checkWindow(loc, strides, padding, dilations)))
-    return failure();
-  SmallVector<int64_t> shape(input.getShape());
-  for (int i = 0; i < 2; ++i) {
-    auto out = windowOutput(loc, shape[2 + i], kernel[i], strides[i],
-                            padding[i], padding[2 + i], dilations[i], ceilMode);
-    if (failed(out))
-      return failure();
-    shape[2 + i] = *out;
-  }
-  return RankedTensorType::get(shape, input.getElementType());
+/// Validates the window attributes shared by convolution and pooling over
+/// `spatial` dimensions.
+LogicalResult checkWindow(Loc loc, size_t spatial, ArrayRef<int64_t> strides,
+                          ArrayRef<int64_t> padding,
+                          ArrayRef<int64_t> dilations) {
+  std::string count = " (" + std::to_string(spatial) + "), got ";
+  if (!allAtLeast(strides, spatial, 1))
+    return fail(loc, "strides must hold one positive integer per spatial "
+                     "dimension" +
+                         count + shapeStr(strides));
+  if (!allAtLeast(padding, 2 * spatial, 0))
+    return fail(loc, "padding must hold two non-negative integers per spatial "
+                     "dimension, all begins then all ends (" +
+                         Twine(2 * spatial) + "), got " + shapeStr(padding));
+  if (!allAtLeast(dilations, spatial, 1))
+    return fail(loc, "dilations must hold one positive integer per spatial "
+                     "dimension" +
+                         count + shapeStr(dilations));
+  return success();
 }
 } // namespace
 
@@ -347,7 +325,7 @@ LogicalResult Conv2dOp::inferReturnTypes(MLIRContext *, Loc loc,
   auto filter = cast<RankedTensorType>(adaptor.getFilter().getType());
   if (input.getRank() != 4 || filter.getRank() != 4)
     return fail(loc, "input (NCHW) and filter (OIHW) must have rank 4");
-  if (failed(checkWindow(loc, adaptor.getStrides(), adaptor.getPadding(),
+  if (failed(checkWindow(loc, 2, adaptor.getStrides(), adaptor.getPadding(),
                          adaptor.getDilations())))
     return failure();
   int64_t groups = adaptor.getGroups();
@@ -389,56 +367,68 @@ LogicalResult Conv2dOp::verify() {
   return success();
 }
 
-LogicalResult MaxPool2dOp::inferReturnTypes(MLIRContext *, Loc loc,
-                                            Adaptor adaptor, Types &types) {
-  auto result =
-      inferPool(loc, adaptor.getInput().getType(), adaptor.getKernel(),
-                adaptor.getStrides(), adaptor.getPadding(),
-                adaptor.getDilations(), adaptor.getCeilMode());
-  if (failed(result))
+static SmallVector<int64_t> orFill(std::optional<ArrayRef<int64_t>> values,
+                                   size_t count, int64_t fill) {
+  if (values)
+    return SmallVector<int64_t>(*values);
+  return SmallVector<int64_t>(count, fill);
+}
+
+PoolWindow::PoolWindow(ArrayRef<int64_t> kernel,
+                       std::optional<ArrayRef<int64_t>> strides,
+                       std::optional<ArrayRef<int64_t>> padding,
+                       std::optional<ArrayRef<int64_t>> dilations)
+    : kernel(kernel), strides(orFill(strides, kernel.size(), 1)),
+      padding(orFill(padding, 2 * kernel.size(), 0)),
+      dilations(orFill(dilations, kernel.size(), 1)) {}
+
+LogicalResult loom::nn::inferPoolResult(Loc loc, Type inputType,
+                                        const PoolWindow &window, bool ceilMode,
+                                        Types &types) {
+  auto input = cast<RankedTensorType>(inputType);
+  int64_t rank = input.getRank();
+  if (rank < 3 || rank > 5)
+    return fail(loc, "input must have rank 3 to 5 (N, C and 1 to 3 spatial "
+                     "dimensions), got rank " +
+                         Twine(rank));
+  size_t spatial = rank - 2;
+  if (!allAtLeast(window.kernel, spatial, 1))
+    return fail(loc, "kernel must hold one positive integer per spatial "
+                     "dimension (" +
+                         Twine(spatial) + "), got " + shapeStr(window.kernel));
+  if (failed(checkWindow(loc, spatial, window.strides, window.padding,
+                         window.dilations)))
     return failure();
-  types.push_back(*result);
-  return success();
-}
-
-/// Whether the window attributes have the lengths inference checks.
-static bool windowShaped(ArrayRef<int64_t> kernel, ArrayRef<int64_t> padding,
-                         ArrayRef<int64_t> dilations) {
-  return kernel.size() == 2 && padding.size() == 4 && dilations.size() == 2;
-}
-
-LogicalResult MaxPool2dOp::verify() {
-  if (!windowShaped(getKernel(), getPadding(), getDilations()))
-    return success();
-  // Padding as wide as the window's extent, (kernel - 1) * dilation + 1,
-  // would create windows of padding only.
-  for (int i = 0; i < 2; ++i) {
-    int64_t extent = (getKernel()[i] - 1) * getDilations()[i] + 1;
-    if (getPadding()[i] >= extent || getPadding()[2 + i] >= extent)
-      return emitOpError("padding must be smaller than the window extent");
+  SmallVector<int64_t> shape(input.getShape());
+  for (size_t i = 0; i < spatial; ++i) {
+    auto out =
+        windowOutput(loc, shape[2 + i], window.kernel[i], window.strides[i],
+                     window.padding[i], window.padding[spatial + i],
+                     window.dilations[i], ceilMode);
+    if (failed(out))
+      return failure();
+    shape[2 + i] = *out;
   }
+  types.push_back(RankedTensorType::get(shape, input.getElementType()));
   return success();
 }
 
-LogicalResult AvgPool2dOp::inferReturnTypes(MLIRContext *, Loc loc,
-                                            Adaptor adaptor, Types &types) {
-  SmallVector<int64_t> ones = {1, 1};
-  auto result = inferPool(loc, adaptor.getInput().getType(),
-                          adaptor.getKernel(), adaptor.getStrides(),
-                          adaptor.getPadding(), ones, adaptor.getCeilMode());
-  if (failed(result))
-    return failure();
-  types.push_back(*result);
-  return success();
-}
-
-LogicalResult AvgPool2dOp::verify() {
-  if (!windowShaped(getKernel(), getPadding(), {1, 1}))
+LogicalResult loom::nn::verifyPoolPadding(Operation *op,
+                                          const PoolWindow &window) {
+  // Inference reports attributes of the wrong length or sign.
+  size_t spatial = window.rank();
+  if (window.padding.size() != 2 * spatial ||
+      window.dilations.size() != spatial ||
+      !allAtLeast(window.kernel, spatial, 1) ||
+      !allAtLeast(window.dilations, spatial, 1))
     return success();
-  for (int i = 0; i < 2; ++i)
-    if (getPadding()[i] >= getKernel()[i] ||
-        getPadding()[2 + i] >= getKernel()[i])
-      return emitOpError("padding must be smaller than the kernel");
+  for (size_t i = 0; i < spatial; ++i) {
+    int64_t span; // inference reports an overflowing extent
+    if (llvm::MulOverflow(window.kernel[i] - 1, window.dilations[i], span))
+      return success();
+    if (window.padding[i] > span || window.padding[spatial + i] > span)
+      return op->emitOpError("padding must be smaller than the window extent");
+  }
   return success();
 }
 
@@ -833,10 +823,11 @@ LogicalResult PadOp::verify() {
           return emitOpError("reflect padding of dimension ")
                  << d << " must be smaller than its size " << size;
       }
-    if (getMode() == PadMode::Edge)
+    if (getMode() == PadMode::Edge || getMode() == PadMode::Wrap)
       for (int64_t d = 0; d < input.getRank(); ++d)
         if (input.getDimSize(d) == 0 && (getLow()[d] || getHigh()[d]))
-          return emitOpError("cannot edge-pad the empty dimension ") << d;
+          return emitOpError("cannot ") << stringifyPadMode(getMode())
+                                        << "-pad the empty dimension " << d;
     return success();
   }
   if (auto value = getValueAttr())

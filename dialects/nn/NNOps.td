@@ -174,13 +174,16 @@ def NN_DivOp : NN_BinaryOp<"div", NN_NumericTensor, "1", "0"> {
     ```
   }];
 }
-def NN_PowOp : NN_BinaryOp<"pow", NN_FloatTensor, "1", "1"> {
+def NN_PowOp : NN_BinaryOp<"pow", NN_NumericTensor, "1", "1"> {
   let summary = "elementwise power with broadcasting";
   let description = [{
-    `lhs ^ rhs`.
+    `lhs ^ rhs`. Integer powers wrap on overflow; a negative integer
+    exponent gives the truncated quotient `1 / lhs^-rhs`: 0 unless `lhs` is
+    1 or -1, and 0 for `lhs = 0` (where the division is undefined).
 
     ```mlir
     %y = nn.pow %x, %two : tensor<4x8xf32>, tensor<f32>
+    %n = nn.pow %k, %e : tensor<3xi64>, tensor<3xi64>
     ```
   }];
 }
@@ -320,47 +323,42 @@ def NN_Conv2dOp : NN_Op<"conv2d", [SameOperandsAndResultElementType]> {
   let hasVerifier = 1;
 }
 
-def NN_MaxPool2dOp : NN_Op<"max_pool2d", [SameOperandsAndResultElementType]> {
-  let summary = "2-D max pooling (NCHW)";
+def NN_MaxPoolOp : NN_PoolOp<"max_pool", NN_NumericTensor> {
+  let summary = "max pooling over 1 to 3 spatial dimensions";
   let description = [{
-    Maximum over `kernel` windows; `padding` is `[top, left, bottom, right]`
-    and padded positions never win. With `ceil_mode` the output size rounds up
-    (a window must still start inside the input or its left padding).
+    Maximum over each `kernel` window of an `[N, C, spatial...]` input with
+    1 to 3 spatial dimensions. `padding` holds the padding before each
+    spatial dimension, then after each (ONNX order); absent `strides`,
+    `padding` and `dilations` are ones, zeros and ones. Padded positions
+    never win. With `ceil_mode` the output size rounds up (a window must
+    still start inside the input or its leading padding) and the overhang
+    past the trailing padding never wins either.
 
     ```mlir
-    %y = nn.max_pool2d %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>}
+    %y = nn.max_pool %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>}
         : tensor<1x16x8x8xf32> -> tensor<1x16x4x4xf32>
+    %z = nn.max_pool %v {kernel = array<i64: 2, 2, 2>, dilations = array<i64: 2, 2, 2>}
+        : tensor<1x1x4x4x4xf32> -> tensor<1x1x2x2x2xf32>
     ```
   }];
-  let arguments = (ins NN_NumericTensor:$input, DenseI64ArrayAttr:$kernel,
-                       DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
-                       DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0, 0, 0}">:$padding,
-                       DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$dilations,
-                       DefaultValuedAttr<BoolAttr, "false">:$ceil_mode);
-  let results = (outs NN_NumericTensor:$result);
-  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
-  let hasVerifier = 1;
 }
 
-def NN_AvgPool2dOp : NN_Op<"avg_pool2d", [SameOperandsAndResultElementType]> {
-  let summary = "2-D average pooling (NCHW)";
+def NN_AvgPoolOp : NN_PoolOp<"avg_pool", NN_FloatTensor,
+    (ins DefaultValuedAttr<BoolAttr, "false">:$count_include_pad)> {
+  let summary = "average pooling over 1 to 3 spatial dimensions";
   let description = [{
-    Mean over `kernel` windows; padded positions count in the divisor only
-    with `count_include_pad`. Output size as `nn.max_pool2d`.
+    Mean over each `kernel` window of an `[N, C, spatial...]` input, as
+    ONNX `AveragePool`: without `count_include_pad` the divisor is the
+    number of window positions inside the input; with it, every position
+    counts (padding, and the overhang of `ceil_mode`, as zeros), so the
+    divisor is the kernel's size. Attributes and output size as
+    `nn.max_pool`.
 
     ```mlir
-    %y = nn.avg_pool2d %x {kernel = array<i64: 3, 3>, padding = array<i64: 1, 1, 1, 1>}
+    %y = nn.avg_pool %x {kernel = array<i64: 3, 3>, padding = array<i64: 1, 1, 1, 1>}
         : tensor<1x16x8x8xf32> -> tensor<1x16x8x8xf32>
     ```
   }];
-  let arguments = (ins NN_FloatTensor:$input, DenseI64ArrayAttr:$kernel,
-                       DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
-                       DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0, 0, 0}">:$padding,
-                       DefaultValuedAttr<BoolAttr, "false">:$ceil_mode,
-                       DefaultValuedAttr<BoolAttr, "false">:$count_include_pad);
-  let results = (outs NN_FloatTensor:$result);
-  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
-  let hasVerifier = 1;
 }
 
 def NN_GlobalAvgPool2dOp : NN_Op<"global_avg_pool2d",
@@ -718,13 +716,17 @@ def NN_PadOp : NN_Op<"pad"> {
     Adds `low[d]` elements before and `high[d]` after dimension `d`. With
     `mode = constant` new elements are `value` (of the element type); with
     `reflect` they mirror the input without repeating the edge (a pad must be
-    smaller than the dimension); with `edge` they repeat the edge element.
+    smaller than the dimension); with `edge` they repeat the edge element;
+    with `wrap` they continue the input periodically, as if it repeated
+    end to end (`numpy.pad` mode `wrap`).
 
     ```mlir
     %y = nn.pad %x low = [0, 1] high = [0, 2] value = 0.0 : f32
         : tensor<4x8xf32> -> tensor<4x11xf32>
     %z = nn.pad %x low = [0, 1] high = [0, 1] mode = reflect
         : tensor<4x8xf32> -> tensor<4x10xf32>
+    %w = nn.pad %x low = [0, 9] high = [0, 2] mode = wrap
+        : tensor<4x8xf32> -> tensor<4x19xf32>
     ```
   }];
   let arguments = (ins NN_AnyTensor:$input, DenseI64ArrayAttr:$low,

@@ -222,16 +222,15 @@ ShardingRule Conv2dOp::getShardingRule() {
 }
 
 static ShardingRule poolRule(RankedTensorType input, RankedTensorType result,
-                             ArrayRef<int64_t> kernel,
-                             ArrayRef<int64_t> strides,
-                             ArrayRef<int64_t> padding) {
+                             const PoolWindow &window) {
   ShardingRule rule;
   int nF = rule.addFactor(input.getDimSize(0), FactorKind::Parallel);
   int cF = rule.addFactor(input.getDimSize(1), FactorKind::Parallel);
   TensorFactors in = {{nF}, {cF}}, out = {{nF}, {cF}};
-  for (int i = 0; i < 2; ++i) {
-    bool identity = kernel[i] == 1 && strides[i] == 1 && padding[i] == 0 &&
-                    padding[2 + i] == 0;
+  size_t spatial = window.rank();
+  for (size_t i = 0; i < spatial; ++i) {
+    bool identity = window.kernel[i] == 1 && window.strides[i] == 1 &&
+                    window.padding[i] == 0 && window.padding[spatial + i] == 0;
     auto [fi, fo] = windowFactors(rule, input.getDimSize(2 + i),
                                   result.getDimSize(2 + i), identity);
     in.push_back({fi});
@@ -242,14 +241,12 @@ static ShardingRule poolRule(RankedTensorType input, RankedTensorType result,
   return rule;
 }
 
-ShardingRule MaxPool2dOp::getShardingRule() {
-  return poolRule(getInput().getType(), getResult().getType(), getKernel(),
-                  getStrides(), getPadding());
+ShardingRule MaxPoolOp::getShardingRule() {
+  return poolRule(getInput().getType(), getResult().getType(), getWindow());
 }
 
-ShardingRule AvgPool2dOp::getShardingRule() {
-  return poolRule(getInput().getType(), getResult().getType(), getKernel(),
-                  getStrides(), getPadding());
+ShardingRule AvgPoolOp::getShardingRule() {
+  return poolRule(getInput().getType(), getResult().getType(), getWindow());
 }
 
 ShardingRule GlobalAvgPool2dOp::getShardingRule() {

@@ -311,9 +311,9 @@ const Case kCases[] = {
      2048 + 256,
      8192,
      "f32"},
-    {"max_pool2d",
+    {"max_pool",
      {"tensor<1x4x8x8xf32>"},
-     "%r = nn.max_pool2d %a {kernel = array<i64: 2, 2>, strides = array<i64: "
+     "%r = nn.max_pool %a {kernel = array<i64: 2, 2>, strides = array<i64: "
      "2, 2>} : tensor<1x4x8x8xf32> -> tensor<1x4x4x4xf32>",
      "([i, j, k, m]) -> ([i, j, l, n]) {i=1, j=4, k=8, l=4, m=8, n=4} "
      "replicated={k, l, m, n}",
@@ -322,9 +322,9 @@ const Case kCases[] = {
      1024,
      256,
      "f32"},
-    {"avg_pool2d",
+    {"avg_pool",
      {"tensor<1x4x8x8xf32>"},
-     "%r = nn.avg_pool2d %a {kernel = array<i64: 2, 2>, strides = array<i64: "
+     "%r = nn.avg_pool %a {kernel = array<i64: 2, 2>, strides = array<i64: "
      "2, 2>} : tensor<1x4x8x8xf32> -> tensor<1x4x4x4xf32>",
      "([i, j, k, m]) -> ([i, j, l, n]) {i=1, j=4, k=8, l=4, m=8, n=4} "
      "replicated={k, l, m, n}",
@@ -333,6 +333,27 @@ const Case kCases[] = {
      1024,
      256,
      "f32"},
+    {"avg_pool_3d",
+     {"tensor<1x2x4x4x4xf32>"},
+     "%r = nn.avg_pool %a {kernel = array<i64: 2, 2, 2>, strides = array<i64: "
+     "2, 2, 2>} : tensor<1x2x4x4x4xf32> -> tensor<1x2x2x2x2xf32>",
+     "([i, j, k, m, o]) -> ([i, j, l, n, p]) {i=1, j=2, k=4, l=2, m=4, n=2, "
+     "o=4, p=2} replicated={k, l, m, n, o, p}",
+     128,
+     0,
+     512,
+     64,
+     "f32"},
+    {"max_pool_1d",
+     {"tensor<2x3x8xi32>"},
+     "%r = nn.max_pool %a {kernel = array<i64: 3>} : tensor<2x3x8xi32> -> "
+     "tensor<2x3x6xi32>",
+     "([i, j, k]) -> ([i, j, l]) {i=2, j=3, k=8, l=6} replicated={k, l}",
+     72,
+     0,
+     192,
+     144,
+     "i32"},
     {"global_avg_pool2d",
      {"tensor<2x4x8x8xf32>"},
      "%r = nn.global_avg_pool2d %a : tensor<2x4x8x8xf32> -> "

@@ -23,10 +23,12 @@ def ConvertNNToLinalg : Pass<"convert-nn-to-linalg"> {
       times (max, sum of exp computed on the fly, result) and layer_norm
       likewise (mean, sum of squares, result), writing nothing of the
       input's size in between; cross_entropy builds on log_softmax;
-    - convolutions and pools become linalg's named NCHW ops on a padded
-      input; gather, strided slices and reflect/edge pads read with
-      `tensor.extract`, clamping indices so that bad data cannot read
-      outside a buffer;
+    - convolutions and pools become linalg's named NCHW (NCW) ops on a
+      padded input, 3-D pools the same loops as a `linalg.generic`; average
+      pools divide by per-dimension window counts computed at compile time;
+    - gather, strided slices and reflect/edge/wrap pads read with
+      `tensor.extract`, keeping indices in range so that bad data cannot
+      read outside a buffer;
     - f16/bf16 arithmetic is done in f32.
 
     ```mlir

@@ -166,6 +166,42 @@ Value safeDivSI(OpBuilder &b, Location loc, Value x, Value y) {
   return b.create<arith::SelectOp>(loc, isZero, zero, r);
 }
 
+/// Integer power by repeated squaring (math.ipowi), wrapping on overflow.
+/// A negative exponent gives the truncated 1 / x^-y: 0 unless |x| = 1, and
+/// 0 for x = 0, where math.ipowi would divide by zero.
+Value safeIPowI(OpBuilder &b, Location loc, Value x, Value y) {
+  Type t = x.getType();
+  Value zero = intConst(b, loc, t, 0), one = intConst(b, loc, t, 1);
+  Value negative =
+      b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, y, zero);
+  // x^y for |x| = 1 depends only on y's parity, which y & 1 keeps.
+  Value exponent = b.create<arith::SelectOp>(
+      loc, negative, b.create<arith::AndIOp>(loc, y, one), y);
+  Value power = b.create<math::IPowIOp>(loc, x, exponent);
+  Value notUnit = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ne,
+                                          b.create<math::AbsIOp>(loc, x), one);
+  Value vanishes = b.create<arith::AndIOp>(loc, negative, notUnit);
+  return b.create<arith::SelectOp>(loc, vanishes, zero, power);
+}
+
+/// Unsigned x^y mod 2^w. math.ipowi reads y as signed (a negative one
+/// divides), so y is first brought below 2^(w-1) without changing the
+/// result: odd x have x^(2^(w-2)) = 1 mod 2^w, and even x give 0 for any
+/// y >= w, which 2^(w-2) also is for w >= 8.
+Value unsignedIPowI(OpBuilder &b, Location loc, Value x, Value y) {
+  Type t = y.getType();
+  unsigned w = t.getIntOrFloatBitWidth();
+  Value period = b.create<arith::ConstantOp>(
+      loc, b.getIntegerAttr(t, APInt::getOneBitSet(w, w - 2)));
+  Value mask = b.create<arith::SubIOp>(loc, period, intConst(b, loc, t, 1));
+  Value reduced = b.create<arith::OrIOp>(
+      loc, b.create<arith::AndIOp>(loc, y, mask), period);
+  Value small =
+      b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, y, period);
+  Value exponent = b.create<arith::SelectOp>(loc, small, y, reduced);
+  return b.create<math::IPowIOp>(loc, x, exponent);
+}
+
 /// f64 -> f32 rounded to odd: truncated toward zero, with the last bit set
 /// if anything was lost. Rounding that again to nearest even in a format at
 /// least two bits narrower (bf16, the 8-bit floats) rounds once, as a direct
@@ -941,7 +977,7 @@ LOOM_BINARY(MulLowering, MulOp, return b.create<arith::MulFOp>(loc, x, y);
 LOOM_BINARY(DivLowering, DivOp, return b.create<arith::DivFOp>(loc, x, y);
             , return u ? safeDivUI(b, loc, x, y) : safeDivSI(b, loc, x, y);)
 LOOM_BINARY(PowLowering, PowOp, return b.create<math::PowFOp>(loc, x, y);
-            , return b.create<math::IPowIOp>(loc, x, y);)
+            , return u ? unsignedIPowI(b, loc, x, y) : safeIPowI(b, loc, x, y);)
 LOOM_BINARY(MaxLowering, MaxOp, return b.create<arith::MaximumFOp>(loc, x, y);
             , return maxValues(b, loc, x, y, u);)
 LOOM_BINARY(MinLowering, MinOp, return b.create<arith::MinimumFOp>(loc, x, y);
@@ -1132,38 +1168,93 @@ struct MatmulLowering : OpRewritePattern<MatmulOp> {
   }
 };
 
-/// Pads the two spatial dimensions of an NCHW tensor with `value`.
-Value padSpatial(OpBuilder &b, Location loc, Value x, int64_t top, int64_t left,
-                 int64_t bottom, int64_t right, TypedAttr value) {
-  if (top == 0 && left == 0 && bottom == 0 && right == 0)
+/// Pads the spatial dimensions of an [N, C, spatial...] tensor with `value`,
+/// `low[i]` and `high[i]` elements around spatial dimension `i`.
+Value padSpatial(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> low,
+                 ArrayRef<int64_t> high, TypedAttr value) {
+  if (llvm::all_of(low, [](int64_t p) { return p == 0; }) &&
+      llvm::all_of(high, [](int64_t p) { return p == 0; }))
     return x;
   RankedTensorType t = tensorType(x);
   SmallVector<int64_t> shape(t.getShape());
-  shape[2] += top + bottom;
-  shape[3] += left + right;
+  SmallVector<OpFoldResult> lo(2, b.getIndexAttr(0)), hi(2, b.getIndexAttr(0));
+  for (size_t i = 0; i < low.size(); ++i) {
+    shape[2 + i] += low[i] + high[i];
+    lo.push_back(b.getIndexAttr(low[i]));
+    hi.push_back(b.getIndexAttr(high[i]));
+  }
   auto type = RankedTensorType::get(shape, t.getElementType());
   Value pad = b.create<arith::ConstantOp>(loc, value);
-  SmallVector<OpFoldResult> low{b.getIndexAttr(0), b.getIndexAttr(0),
-                                b.getIndexAttr(top), b.getIndexAttr(left)};
-  SmallVector<OpFoldResult> high{b.getIndexAttr(0), b.getIndexAttr(0),
-                                 b.getIndexAttr(bottom), b.getIndexAttr(right)};
-  return b.create<tensor::PadOp>(loc, type, x, low, high, pad);
+  return b.create<tensor::PadOp>(loc, type, x, lo, hi, pad);
 }
 
-/// Extra bottom/right padding so that every output window of a
-/// `ceil_mode` pooling lies inside the padded input.
-std::pair<int64_t, int64_t>
-windowOverhang(RankedTensorType in, RankedTensorType out,
-               ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides,
-               ArrayRef<int64_t> dilations, ArrayRef<int64_t> padding) {
-  int64_t extra[2];
-  for (int i = 0; i < 2; ++i) {
-    int64_t needed = (out.getDimSize(2 + i) - 1) * strides[i] +
-                     dilations[i] * (kernel[i] - 1) + 1;
-    int64_t have = in.getDimSize(2 + i) + padding[i] + padding[i + 2];
-    extra[i] = std::max<int64_t>(0, needed - have);
+/// The padding of a pool's input: the window's explicit padding, plus at
+/// the end whatever `ceil_mode` windows overhang the padded input.
+std::pair<SmallVector<int64_t>, SmallVector<int64_t>>
+poolPadding(RankedTensorType in, RankedTensorType out, const PoolWindow &w) {
+  size_t spatial = w.rank();
+  SmallVector<int64_t> low(w.padding.begin(), w.padding.begin() + spatial);
+  SmallVector<int64_t> high(w.padding.begin() + spatial, w.padding.end());
+  for (size_t i = 0; i < spatial; ++i) {
+    int64_t needed = (out.getDimSize(2 + i) - 1) * w.strides[i] + w.extent(i);
+    int64_t have = in.getDimSize(2 + i) + low[i] + high[i];
+    high[i] += std::max<int64_t>(0, needed - have);
   }
-  return {extra[0], extra[1]};
+  return {low, high};
+}
+
+template <typename OpTy>
+Value namedPool(OpBuilder &b, Location loc, ValueRange ins, Value init,
+                const PoolWindow &w) {
+  return b
+      .create<OpTy>(loc, init.getType(), ins, init,
+                    b.getI64TensorAttr(w.strides),
+                    b.getI64TensorAttr(w.dilations))
+      .getResult(0);
+}
+
+/// Pools the padded input `x` into `init` over windows `w`, by maximum or
+/// by sum (accumulating in init's element type): linalg's named NCW and
+/// NCHW pools, and for 3-D windows (linalg's are channels-last only) the
+/// same loops as a linalg.generic.
+Value poolWindows(OpBuilder &b, Location loc, Value x, Value init,
+                  const PoolWindow &w, bool max) {
+  Value window =
+      b.create<tensor::EmptyOp>(loc, w.kernel, tensorType(x).getElementType());
+  SmallVector<Value> ins{x, window};
+  if (w.rank() == 1)
+    return max ? namedPool<linalg::PoolingNcwMaxOp>(b, loc, ins, init, w)
+               : namedPool<linalg::PoolingNcwSumOp>(b, loc, ins, init, w);
+  if (w.rank() == 2)
+    return max ? namedPool<linalg::PoolingNchwMaxOp>(b, loc, ins, init, w)
+               : namedPool<linalg::PoolingNchwSumOp>(b, loc, ins, init, w);
+  // Loops (n, c, outputs..., window...): the input is read at
+  // output * stride + window * dilation.
+  int64_t spatial = w.rank(), loops = 2 + 2 * spatial;
+  SmallVector<AffineExpr> in{b.getAffineDimExpr(0), b.getAffineDimExpr(1)};
+  SmallVector<AffineExpr> win;
+  for (int64_t i = 0; i < spatial; ++i) {
+    AffineExpr o = b.getAffineDimExpr(2 + i);
+    AffineExpr k = b.getAffineDimExpr(2 + spatial + i);
+    in.push_back(o * w.strides[i] + k * w.dilations[i]);
+    win.push_back(k);
+  }
+  MLIRContext *ctx = b.getContext();
+  SmallVector<AffineMap> maps{
+      AffineMap::get(loops, 0, in, ctx), AffineMap::get(loops, 0, win, ctx),
+      projectionMap(b, loops, [&](int64_t d) { return d < 2 + spatial; })};
+  SmallVector<utils::IteratorType> iterators(2 + spatial,
+                                             utils::IteratorType::parallel);
+  iterators.append(spatial, utils::IteratorType::reduction);
+  return b
+      .create<linalg::GenericOp>(
+          loc, init.getType(), ins, init, maps, iterators,
+          [&](OpBuilder &nb, Location l, ValueRange a) {
+            Value v = max ? maxValues(nb, l, a[0], a[2])
+                          : addValues(nb, l, toCompute(nb, l, a[0]), a[2]);
+            nb.create<linalg::YieldOp>(l, v);
+          })
+      .getResult(0);
 }
 
 struct Conv2dLowering : OpRewritePattern<Conv2dOp> {
@@ -1174,8 +1265,9 @@ struct Conv2dLowering : OpRewritePattern<Conv2dOp> {
     auto resultType = cast<RankedTensorType>(op.getType());
     Type et = resultType.getElementType();
     ArrayRef<int64_t> p = op.getPadding();
-    Value x = padSpatial(rewriter, loc, op.getInput(), p[0], p[1], p[2], p[3],
-                         cast<TypedAttr>(rewriter.getZeroAttr(et)));
+    Value x =
+        padSpatial(rewriter, loc, op.getInput(), p.take_front(2),
+                   p.drop_front(2), cast<TypedAttr>(rewriter.getZeroAttr(et)));
     auto strides = rewriter.getI64TensorAttr(op.getStrides());
     auto dilations = rewriter.getI64TensorAttr(op.getDilations());
     int64_t groups = op.getGroups();
@@ -1232,94 +1324,104 @@ struct Conv2dLowering : OpRewritePattern<Conv2dOp> {
   }
 };
 
-struct MaxPoolLowering : OpRewritePattern<MaxPool2dOp> {
+struct MaxPoolLowering : OpRewritePattern<MaxPoolOp> {
   using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(MaxPool2dOp op,
+  LogicalResult matchAndRewrite(MaxPoolOp op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     auto resultType = cast<RankedTensorType>(op.getType());
     Type et = resultType.getElementType();
-    ArrayRef<int64_t> p = op.getPadding();
-    auto [eh, ew] =
-        windowOverhang(tensorType(op.getInput()), resultType, op.getKernel(),
-                       op.getStrides(), op.getDilations(), p);
-    // linalg has no unsigned NCHW max pool: flipping the sign bit maps
-    // unsigned order onto signed order.
+    PoolWindow w = op.getWindow();
+    auto [low, high] = poolPadding(tensorType(op.getInput()), resultType, w);
+    // linalg's max pools are signed: flipping the sign bit maps unsigned
+    // order onto signed order. Padding holds the lowest value: it never wins.
     bool u = isUnsigned(op);
     TypedAttr lowest = extremeAttr(rewriter, et, /*lowest=*/true);
     Value input = u ? flipSignBit(rewriter, loc, op.getInput()) : op.getInput();
-    Value x = padSpatial(rewriter, loc, input, p[0], p[1], p[2] + eh, p[3] + ew,
-                         lowest);
-    Value window = rewriter.create<tensor::EmptyOp>(loc, op.getKernel(), et);
+    Value x = padSpatial(rewriter, loc, input, low, high, lowest);
     Value acc = filledTensor(rewriter, loc, resultType, lowest);
-    Value r = rewriter
-                  .create<linalg::PoolingNchwMaxOp>(
-                      loc, resultType, ValueRange{x, window}, acc,
-                      rewriter.getI64TensorAttr(op.getStrides()),
-                      rewriter.getI64TensorAttr(op.getDilations()))
-                  .getResult(0);
+    Value r = poolWindows(rewriter, loc, x, acc, w, /*max=*/true);
     rewriter.replaceOp(op, u ? flipSignBit(rewriter, loc, r) : r);
     return success();
   }
 };
 
-struct AvgPoolLowering : OpRewritePattern<AvgPool2dOp> {
+/// For each output position along one spatial dimension, how many of its
+/// window's positions lie inside the input, [0, extent).
+SmallVector<int64_t> windowCounts(int64_t outputs, int64_t extent,
+                                  int64_t kernel, int64_t stride,
+                                  int64_t dilation, int64_t padBegin) {
+  SmallVector<int64_t> counts;
+  for (int64_t o = 0; o < outputs; ++o) {
+    // Positions start + k * dilation for k in [0, kernel); those inside
+    // have k in [first, last).
+    int64_t start = o * stride - padBegin;
+    int64_t first = (std::max<int64_t>(-start, 0) + dilation - 1) / dilation;
+    int64_t last =
+        std::min(kernel, (std::max<int64_t>(extent - start, 0) + dilation - 1) /
+                             dilation);
+    counts.push_back(std::max<int64_t>(last - first, 0));
+  }
+  return counts;
+}
+
+struct AvgPoolLowering : OpRewritePattern<AvgPoolOp> {
   using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(AvgPool2dOp op,
+  LogicalResult matchAndRewrite(AvgPoolOp op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     auto resultType = cast<RankedTensorType>(op.getType());
     RankedTensorType inType = tensorType(op.getInput());
-    Type et = resultType.getElementType();
-    ArrayRef<int64_t> p = op.getPadding(), k = op.getKernel(),
-                      s = op.getStrides();
-    SmallVector<int64_t> ones{1, 1};
-    auto [eh, ew] = windowOverhang(inType, resultType, k, s, ones, p);
-    Value x = padSpatial(rewriter, loc, op.getInput(), p[0], p[1], p[2] + eh,
-                         p[3] + ew, cast<TypedAttr>(rewriter.getZeroAttr(et)));
-    Value window = rewriter.create<tensor::EmptyOp>(loc, k, et);
-    Type ct = computeType(et);
+    Type et = resultType.getElementType(), ct = computeType(et);
+    PoolWindow w = op.getWindow();
+    size_t spatial = w.rank();
+    auto [low, high] = poolPadding(inType, resultType, w);
+    Value x = padSpatial(rewriter, loc, op.getInput(), low, high,
+                         cast<TypedAttr>(rewriter.getZeroAttr(et)));
     auto sumType = RankedTensorType::get(resultType.getShape(), ct);
     Value acc = filledTensor(rewriter, loc, sumType,
                              cast<TypedAttr>(rewriter.getZeroAttr(ct)));
-    Value sum =
-        rewriter
-            .create<linalg::PoolingNchwSumOp>(
-                loc, sumType, ValueRange{x, window}, acc,
-                rewriter.getI64TensorAttr(s), rewriter.getI64TensorAttr(ones))
-            .getResult(0);
-    // Divide by the number of positions each window covers: inside the
-    // input, or inside input plus explicit padding with count_include_pad.
-    bool includePad = op.getCountIncludePad();
-    int64_t extent[2] = {inType.getDimSize(2), inType.getDimSize(3)};
+    Value sum = poolWindows(rewriter, loc, x, acc, w, /*max=*/false);
+    // The divisor is the number of window positions inside the input, or
+    // with count_include_pad all of them. It is a product over the spatial
+    // dimensions: a constant factor for the dimensions where every window
+    // counts the same, and a vector of counts for the others.
+    double uniform = 1;
+    SmallVector<Value> counts;
+    SmallVector<AffineMap> countMaps;
+    int64_t rank = resultType.getRank();
+    for (size_t i = 0; i < spatial; ++i) {
+      int64_t outputs = resultType.getDimSize(2 + i);
+      SmallVector<int64_t> n =
+          op.getCountIncludePad()
+              ? SmallVector<int64_t>(outputs, w.kernel[i])
+              : windowCounts(outputs, inType.getDimSize(2 + i), w.kernel[i],
+                             w.strides[i], w.dilations[i], w.padding[i]);
+      if (llvm::all_equal(n)) {
+        uniform *= n.empty() ? 1 : static_cast<double>(n.front());
+        continue;
+      }
+      SmallVector<Attribute> values;
+      for (int64_t c : n)
+        values.push_back(rewriter.getFloatAttr(ct, static_cast<double>(c)));
+      auto type = RankedTensorType::get({outputs}, ct);
+      counts.push_back(rewriter.create<arith::ConstantOp>(
+          loc, DenseElementsAttr::get(type, values)));
+      countMaps.push_back(AffineMap::get(
+          rank, 0, rewriter.getAffineDimExpr(2 + i), rewriter.getContext()));
+    }
     Value r = mapWithStats(
-        rewriter, loc, sum, {}, {}, {}, {}, et,
+        rewriter, loc, sum, {}, {}, counts, countMaps, et,
         [&](OpBuilder &b, Location l, ValueRange a) {
-          Value count;
-          for (int i = 0; i < 2; ++i) {
-            Value o = b.create<linalg::IndexOp>(l, 2 + i);
-            Value start = b.create<arith::SubIOp>(
-                l,
-                b.create<arith::MulIOp>(
-                    l, o, b.create<arith::ConstantIndexOp>(l, s[i])),
-                b.create<arith::ConstantIndexOp>(l, p[i]));
-            Value end = b.create<arith::AddIOp>(
-                l, start, b.create<arith::ConstantIndexOp>(l, k[i]));
-            int64_t lo = includePad ? -p[i] : 0;
-            int64_t hi = includePad ? extent[i] + p[i + 2] : extent[i];
-            start = b.create<arith::MaxSIOp>(
-                l, start, b.create<arith::ConstantIndexOp>(l, lo));
-            end = b.create<arith::MinSIOp>(
-                l, end, b.create<arith::ConstantIndexOp>(l, hi));
-            Value len = b.create<arith::SubIOp>(l, end, start);
-            count = count ? Value(b.create<arith::MulIOp>(l, count, len)) : len;
-          }
-          Value c = b.create<arith::MaxSIOp>(
-              l, count, b.create<arith::ConstantIndexOp>(l, 1));
-          Type ct = computeType(et);
-          Value cf = b.create<arith::SIToFPOp>(
-              l, ct, b.create<arith::IndexCastOp>(l, b.getI64Type(), c));
-          Value v = b.create<arith::DivFOp>(l, toCompute(b, l, a[0]), cf);
+          Value divisor;
+          if (uniform != 1 || a.size() == 1)
+            divisor = floatConst(b, l, ct, uniform);
+          for (Value c : a.drop_front())
+            divisor =
+                divisor ? Value(b.create<arith::MulFOp>(l, divisor, c)) : c;
+          // A window that covers no input position is 0 / 0 = NaN, the
+          // mean of nothing.
+          Value v = b.create<arith::DivFOp>(l, a[0], divisor);
           return fromCompute(b, l, v, et);
         });
     rewriter.replaceOp(op, r);
@@ -1855,8 +1957,10 @@ struct PadLowering : OpRewritePattern<PadOp> {
       return op.emitError("cannot ")
              << stringifyPadMode(op.getMode())
              << "-pad an empty tensor to a non-empty one";
-    // Reflect and edge read the input at a mirrored or clamped index.
+    // Reflect and edge read the input at a mirrored or clamped index, wrap
+    // at the index modulo the dimension.
     bool reflect = op.getMode() == PadMode::Reflect;
+    bool wrap = op.getMode() == PadMode::Wrap;
     Value input = op.getInput();
     Value r = buildIndexed(
         rewriter, loc, resultType,
@@ -1864,6 +1968,20 @@ struct PadLowering : OpRewritePattern<PadOp> {
           SmallVector<Value> coords;
           for (size_t d = 0; d < idx.size(); ++d) {
             int64_t n = in.getDimSize(d);
+            if (wrap) {
+              if (low[d] == 0 && high[d] == 0) {
+                coords.push_back(idx[d]);
+                continue;
+              }
+              // (idx - low) mod n, shifted by a multiple of n to stay
+              // non-negative.
+              int64_t shift = (low[d] + n - 1) / n * n - low[d];
+              Value i = b.create<arith::AddIOp>(
+                  l, idx[d], b.create<arith::ConstantIndexOp>(l, shift));
+              coords.push_back(b.create<arith::RemUIOp>(
+                  l, i, b.create<arith::ConstantIndexOp>(l, n)));
+              continue;
+            }
             Value zero = b.create<arith::ConstantIndexOp>(l, 0);
             Value last = b.create<arith::ConstantIndexOp>(l, n - 1);
             Value i = b.create<arith::SubIOp>(

@@ -59,12 +59,34 @@ template <typename OpTy> LogicalResult binary(Node &n) {
 LogicalResult importPow(Node &n) {
   ASSIGN_OR_FAIL(x, n.required(0, "X"));
   ASSIGN_OR_FAIL(y, n.required(1, "Y"));
-  Type element = getElementTypeOrSelf(x.getType());
-  if (!isa<FloatType>(element))
-    return n.unsupported() << "integer bases are not supported";
-  // ONNX allows any numeric exponent type; nn.pow takes the base's.
-  ASSIGN_OR_FAIL(exponent, n.castTo(y, element));
-  return done(n, n.make<nn::PowOp>(x, exponent));
+  Type base = getElementTypeOrSelf(x.getType());
+  Type exponent = getElementTypeOrSelf(y.getType());
+  if (base.isInteger(1))
+    return n.error() << "the base must be a number, not a boolean";
+  // The result has the base's type; nn.pow takes operands of one type.
+  if (isa<FloatType>(base)) {
+    ASSIGN_OR_FAIL(e, n.castTo(y, base));
+    return done(n, n.make<nn::PowOp>(x, e));
+  }
+  if (isa<FloatType>(exponent)) {
+    // An integer to a floating-point power is computed in f64 (exact for
+    // every i32 base, as numpy promotes it) and rounded toward zero.
+    Type f64 = n.b.getF64Type();
+    ASSIGN_OR_FAIL(xf, n.castTo(x, f64));
+    ASSIGN_OR_FAIL(yf, n.castTo(y, f64));
+    ASSIGN_OR_FAIL(p, n.make<nn::PowOp>(xf, yf));
+    return done(n, n.castTo(p, base));
+  }
+  // Integer powers wrap, so the power in the wider of the two types,
+  // truncated, is the power in the base's type; a wide exponent is never
+  // truncated.
+  if (exponent.getIntOrFloatBitWidth() <= base.getIntOrFloatBitWidth()) {
+    ASSIGN_OR_FAIL(e, n.castTo(y, base));
+    return done(n, n.make<nn::PowOp>(x, e));
+  }
+  ASSIGN_OR_FAIL(wide, n.castTo(x, exponent));
+  ASSIGN_OR_FAIL(p, n.make<nn::PowOp>(wide, y));
+  return done(n, n.castTo(p, base));
 }
 
 /// Max and Min take one or more inputs.
@@ -311,18 +333,19 @@ FailureOr<SmallVector<int64_t>> windowPads(Node &n, ArrayRef<int64_t> input,
   return pads;
 }
 
-/// Window attributes of Conv and the pools, lifted from 1-D to 2-D.
+/// Window attributes of Conv and the pools over 1 to 3 spatial dimensions;
+/// `pads` is [begin..., end...].
 struct Window {
-  SmallVector<int64_t> kernel, strides, dilations, pads; // 2-D, pads t,l,b,r
-  bool oneD = false;
+  SmallVector<int64_t> kernel, strides, dilations, pads;
 };
 
 FailureOr<Window> window(Node &n, RankedTensorType input,
                          std::optional<SmallVector<int64_t>> kernel) {
   int64_t spatial = input.getRank() - 2;
-  if (spatial != 1 && spatial != 2)
-    return n.unsupported() << spatial << "-D windows are not supported (1-D "
-                           << "and 2-D are)";
+  if (spatial < 1 || spatial > 3)
+    return n.unsupported() << "inputs of rank " << input.getRank()
+                           << " are not supported (rank 3 to 5 are: N, C and "
+                              "1 to 3 spatial dimensions)";
   if (!kernel || (int64_t)kernel->size() != spatial)
     return n.error() << "kernel_shape must have " << spatial << " entries";
   SmallVector<int64_t> strides =
@@ -345,20 +368,7 @@ FailureOr<Window> window(Node &n, RankedTensorType input,
                          << v;
   ASSIGN_OR_FAIL(pads, windowPads(n, input.getShape().drop_front(2), *kernel,
                                   strides, dilations));
-  Window w;
-  w.oneD = spatial == 1;
-  if (w.oneD) {
-    w.kernel = {1, (*kernel)[0]};
-    w.strides = {1, strides[0]};
-    w.dilations = {1, dilations[0]};
-    w.pads = {0, pads[0], 0, pads[1]};
-  } else {
-    w.kernel = *kernel;
-    w.strides = strides;
-    w.dilations = dilations;
-    w.pads = pads;
-  }
-  return w;
+  return Window{*kernel, strides, dilations, pads};
 }
 
 LogicalResult importConv(Node &n) {
@@ -371,20 +381,37 @@ LogicalResult importConv(Node &n) {
   if (!kernel)
     kernel = SmallVector<int64_t>(wt.getShape().drop_front(2));
   ASSIGN_OR_FAIL(win, window(n, n.typeOf(0), kernel));
-  if (win.oneD) {
+  if (win.kernel.size() == 3)
+    return n.unsupported() << "3-D convolutions are not supported (1-D and "
+                              "2-D are)";
+  // nn.conv2d is 2-D: a 1-D convolution is one over [N, C, 1, W].
+  bool oneD = win.kernel.size() == 1;
+  if (oneD) {
     ASSIGN_OR_FAIL(x2, n.unsqueeze(x, {2}));
     ASSIGN_OR_FAIL(w2, n.unsqueeze(w, {2}));
     x = x2;
     w = w2;
+    win.kernel.insert(win.kernel.begin(), 1);
+    win.strides.insert(win.strides.begin(), 1);
+    win.dilations.insert(win.dilations.begin(), 1);
+    win.pads = {0, win.pads[0], 0, win.pads[1]};
   }
   ASSIGN_OR_FAIL(y, n.make<nn::Conv2dOp>(
                         x, w, n.input(2), n.b.getDenseI64ArrayAttr(win.strides),
                         n.b.getDenseI64ArrayAttr(win.pads),
                         n.b.getDenseI64ArrayAttr(win.dilations),
                         n.b.getI64IntegerAttr(n.intAttr("group", 1))));
-  if (win.oneD)
+  if (oneD)
     return done(n, n.squeeze(y, {2}));
   return done(n, y);
+}
+
+/// `values` as an attribute, or none when every entry is `fill` (the
+/// default the pool ops assume for an absent attribute).
+DenseI64ArrayAttr unlessAll(Node &n, ArrayRef<int64_t> values, int64_t fill) {
+  if (llvm::all_of(values, [&](int64_t v) { return v == fill; }))
+    return {};
+  return n.b.getDenseI64ArrayAttr(values);
 }
 
 template <typename OpTy> LogicalResult importPool(Node &n) {
@@ -394,27 +421,20 @@ template <typename OpTy> LogicalResult importPool(Node &n) {
   if (n.intAttr("storage_order", 0) != 0)
     return n.unsupported() << "column-major storage_order is not supported";
   ASSIGN_OR_FAIL(win, window(n, n.typeOf(0), n.intsAttr("kernel_shape")));
-  if (win.oneD) {
-    ASSIGN_OR_FAIL(x2, n.unsqueeze(x, {2}));
-    x = x2;
-  }
-  bool ceil = n.intAttr("ceil_mode", 0) != 0;
-  Value y;
-  if constexpr (std::is_same_v<OpTy, nn::MaxPool2dOp>) {
-    ASSIGN_OR_FAIL(r, n.make<nn::MaxPool2dOp>(x, win.kernel, win.strides,
-                                              win.pads, win.dilations, ceil));
-    y = r;
+  auto kernel = n.b.getDenseI64ArrayAttr(win.kernel);
+  DenseI64ArrayAttr strides = unlessAll(n, win.strides, 1),
+                    pads = unlessAll(n, win.pads, 0),
+                    dilations = unlessAll(n, win.dilations, 1);
+  BoolAttr ceil = n.b.getBoolAttr(n.intAttr("ceil_mode", 0) != 0);
+  if constexpr (std::is_same_v<OpTy, nn::MaxPoolOp>) {
+    return done(
+        n, n.make<nn::MaxPoolOp>(x, kernel, strides, pads, dilations, ceil));
   } else {
-    if (llvm::any_of(win.dilations, [](int64_t d) { return d != 1; }))
-      return n.unsupported() << "dilated average pooling is not supported";
-    bool includePad = n.intAttr("count_include_pad", 0) != 0;
-    ASSIGN_OR_FAIL(r, n.make<nn::AvgPool2dOp>(x, win.kernel, win.strides,
-                                              win.pads, ceil, includePad));
-    y = r;
+    BoolAttr includePad =
+        n.b.getBoolAttr(n.intAttr("count_include_pad", 0) != 0);
+    return done(n, n.make<nn::AvgPoolOp>(x, kernel, strides, pads, dilations,
+                                         ceil, includePad));
   }
-  if (win.oneD)
-    return done(n, n.squeeze(y, {2}));
-  return done(n, y);
 }
 
 template <typename PoolOp, typename ReduceOp>
@@ -459,6 +479,15 @@ LogicalResult importReduce(Node &n, int64_t axesInputSince) {
   } else {
     ASSIGN_OR_FAIL(normalized, n.axes(*given, rank));
     axes = normalized;
+  }
+  if constexpr (std::is_same_v<OpTy, nn::ReduceMaxOp> ||
+                std::is_same_v<OpTy, nn::ReduceMinOp>) {
+    // Boolean max and min (any and all) reduce 0s and 1s.
+    if (n.typeOf(0).getElementType().isInteger(1)) {
+      ASSIGN_OR_FAIL(bytes, n.castTo(x, n.b.getI8Type()));
+      ASSIGN_OR_FAIL(r, n.make<OpTy>(bytes, axes, keep));
+      return done(n, n.castTo(r, n.b.getI1Type()));
+    }
   }
   return done(n, n.make<OpTy>(x, axes, keep));
 }
@@ -1020,6 +1049,8 @@ LogicalResult importPad(Node &n) {
     padMode = nn::PadMode::Reflect;
   else if (mode == "edge")
     padMode = nn::PadMode::Edge;
+  else if (mode == "wrap")
+    padMode = nn::PadMode::Wrap;
   else
     return n.unsupported() << "pad mode '" << mode << "' is not supported";
   // Zero is the default; it need not be spelled out.
@@ -1086,7 +1117,7 @@ LogicalResult importReduceMin(Node &n) {
 const OpImporter kImporters[] = {
     {"Abs", 6, unary<nn::AbsOp>},
     {"Add", 7, binary<nn::AddOp>},
-    {"AveragePool", 7, importPool<nn::AvgPool2dOp>},
+    {"AveragePool", 7, importPool<nn::AvgPoolOp>},
     {"BatchNormalization", 9, importBatchNorm},
     {"Cast", 6, importCast},
     {"Clip", 6, importClip},
@@ -1119,7 +1150,7 @@ const OpImporter kImporters[] = {
     {"LogSoftmax", 1, importSoftmax<nn::LogSoftmaxOp>},
     {"MatMul", 1, importMatMul},
     {"Max", 8, variadic<nn::MaxOp>},
-    {"MaxPool", 8, importPool<nn::MaxPool2dOp>},
+    {"MaxPool", 8, importPool<nn::MaxPoolOp>},
     {"Min", 8, variadic<nn::MinOp>},
     {"Mul", 7, binary<nn::MulOp>},
     {"Neg", 6, unary<nn::NegOp>},

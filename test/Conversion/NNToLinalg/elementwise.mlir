@@ -371,6 +371,30 @@ func.func @pow(%x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
+// Integer powers square repeatedly (math.ipowi), which is never given a
+// negative exponent (it would divide by zero for a zero base): for y < 0 it
+// gets y & 1, right when |x| = 1, and the result is 0 otherwise.
+// CHECK-LABEL: func.func @pow_i32(
+// CHECK:         linalg.generic
+// CHECK-NEXT:    ^bb0(%[[X:.+]]: i32, %[[Y:.+]]: i32, %{{.+}}: i32):
+// CHECK-DAG:       %[[ZERO:.+]] = arith.constant 0 : i32
+// CHECK-DAG:       %[[ONE:.+]] = arith.constant 1 : i32
+// CHECK:           %[[NEG:.+]] = arith.cmpi slt, %[[Y]], %[[ZERO]] : i32
+// CHECK-NEXT:      %[[PARITY:.+]] = arith.andi %[[Y]], %[[ONE]] : i32
+// CHECK-NEXT:      %[[E:.+]] = arith.select %[[NEG]], %[[PARITY]], %[[Y]] : i32
+// CHECK-NEXT:      %[[P:.+]] = math.ipowi %[[X]], %[[E]] : i32
+// CHECK-NEXT:      %[[ABS:.+]] = math.absi %[[X]] : i32
+// CHECK-NEXT:      %[[NOTUNIT:.+]] = arith.cmpi ne, %[[ABS]], %[[ONE]] : i32
+// CHECK-NEXT:      %[[VANISH:.+]] = arith.andi %[[NEG]], %[[NOTUNIT]] : i1
+// CHECK-NEXT:      %[[R:.+]] = arith.select %[[VANISH]], %[[ZERO]], %[[P]] : i32
+// CHECK-NEXT:      linalg.yield %[[R]] : i32
+func.func @pow_i32(%x: tensor<4xi32>, %y: tensor<4xi32>) -> tensor<4xi32> {
+  %r = nn.pow %x, %y : tensor<4xi32>, tensor<4xi32>
+  return %r : tensor<4xi32>
+}
+
+// -----
+
 // NaN wins (ONNX Max/Min): maximumf/minimumf, not maxnumf/minnumf.
 // CHECK-LABEL: func.func @max_f32(
 // CHECK:         linalg.generic

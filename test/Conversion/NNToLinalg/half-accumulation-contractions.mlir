@@ -47,6 +47,6 @@ func.func @conv_f16(%x: tensor<1x64x8x8xf16>, %w: tensor<4x64x3x3xf16>, %b: tens
 // CHECK:         arith.truncf %{{.+}} : f32 to bf16
 // CHECK:         return
 func.func @avg_pool_bf16(%x: tensor<1x2x32x32xbf16>) -> tensor<1x2x1x1xbf16> {
-  %y = nn.avg_pool2d %x {kernel = array<i64: 32, 32>} : tensor<1x2x32x32xbf16> -> tensor<1x2x1x1xbf16>
+  %y = nn.avg_pool %x {kernel = array<i64: 32, 32>} : tensor<1x2x32x32xbf16> -> tensor<1x2x1x1xbf16>
   return %y : tensor<1x2x1x1xbf16>
 }

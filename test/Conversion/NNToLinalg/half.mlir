@@ -255,11 +255,11 @@ func.func @cross_entropy_f16(%l: tensor<4x10xf16>, %t: tensor<4xi64>) -> tensor<
 // CHECK-LABEL: func.func @avg_pool_f16(
 // CHECK:         %[[S:.+]] = linalg.pooling_nchw_sum
 // CHECK:         linalg.generic {{.*}} ins(%[[S]] : tensor<1x1x2x2xf32>)
-// CHECK:           %[[N:.+]] = arith.sitofp %{{.+}} : i64 to f32
+// CHECK:           %[[N:.+]] = arith.constant 4.000000e+00 : f32
 // CHECK-NEXT:      %[[Q:.+]] = arith.divf %{{.+}}, %[[N]] : f32
 // CHECK-NEXT:      arith.truncf %[[Q]] : f32 to f16
 func.func @avg_pool_f16(%x: tensor<1x1x4x4xf16>) -> tensor<1x1x2x2xf16> {
-  %y = nn.avg_pool2d %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : tensor<1x1x4x4xf16> -> tensor<1x1x2x2xf16>
+  %y = nn.avg_pool %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : tensor<1x1x4x4xf16> -> tensor<1x1x2x2xf16>
   return %y : tensor<1x1x2x2xf16>
 }
 

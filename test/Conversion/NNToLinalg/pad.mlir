@@ -1,9 +1,9 @@
 // RUN: loom-opt %s -convert-nn-to-linalg -split-input-file -verify-diagnostics --mlir-print-local-scope | FileCheck %s
 
-// Constant pads become tensor.pad. Reflect and edge pads become an indexed
-// generic that maps each result index back into the input (mirroring
-// without repeating the edge, or repeating it), clamps the index into
-// [0, n) and reads with tensor.extract.
+// Constant pads become tensor.pad. Reflect, edge and wrap pads become an
+// indexed generic that maps each result index back into the input
+// (mirroring without repeating the edge, repeating it, or modulo n), keeps
+// the index in [0, n) and reads with tensor.extract.
 
 // CHECK-LABEL: func.func @constant(
 // CHECK-SAME:    %[[X:.+]]: tensor<4x8xf32>)
@@ -109,6 +109,30 @@ func.func @reflect_2d(%x: tensor<3x4xf32>) -> tensor<7x6xf32> {
 func.func @edge(%x: tensor<3xi64>) -> tensor<7xi64> {
   %z = nn.pad %x low = [2] high = [2] mode = edge : tensor<3xi64> -> tensor<7xi64>
   return %z : tensor<7xi64>
+}
+
+// -----
+
+// Wrap: (idx - low) mod n, computed as (idx + shift) mod n with shift the
+// multiple of n above low, minus low: here ceil(5 / 3) * 3 - 5 = 1. Pads
+// may exceed n. The unpadded dimension 0 reads its index as is.
+// CHECK-LABEL: func.func @wrap(
+// CHECK-SAME:    %[[X:.+]]: tensor<4x3xf32>)
+// CHECK:         %[[R:.+]] = linalg.generic
+// CHECK-SAME:      outs(%{{.+}} : tensor<4x10xf32>)
+// CHECK-NEXT:    ^bb0(%{{.+}}: f32):
+// CHECK-NEXT:      %[[I0:.+]] = linalg.index 0 : index
+// CHECK-NEXT:      %[[I1:.+]] = linalg.index 1 : index
+// CHECK-NEXT:      %[[SHIFT:.+]] = arith.constant 1 : index
+// CHECK-NEXT:      %[[I:.+]] = arith.addi %[[I1]], %[[SHIFT]] : index
+// CHECK-NEXT:      %[[N:.+]] = arith.constant 3 : index
+// CHECK-NEXT:      %[[COL:.+]] = arith.remui %[[I]], %[[N]] : index
+// CHECK-NEXT:      %[[V:.+]] = tensor.extract %[[X]][%[[I0]], %[[COL]]] : tensor<4x3xf32>
+// CHECK-NEXT:      linalg.yield %[[V]] : f32
+// CHECK:         return %[[R]]
+func.func @wrap(%x: tensor<4x3xf32>) -> tensor<4x10xf32> {
+  %z = nn.pad %x low = [0, 5] high = [0, 2] mode = wrap : tensor<4x3xf32> -> tensor<4x10xf32>
+  return %z : tensor<4x10xf32>
 }
 
 // -----

@@ -55,7 +55,7 @@ func.func @unsigned_reduce(%x: tensor<2x3xui16>) -> (tensor<2xui16>, tensor<2xui
 // CHECK:         linalg.pooling_nchw_max
 // CHECK:         arith.xori %{{.+}}, %{{.+}} : i8
 func.func @unsigned_max_pool(%x: tensor<1x1x4x4xui8>) -> tensor<1x1x2x2xui8> {
-  %y = nn.max_pool2d %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : tensor<1x1x4x4xui8> -> tensor<1x1x2x2xui8>
+  %y = nn.max_pool %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : tensor<1x1x4x4xui8> -> tensor<1x1x2x2xui8>
   return %y : tensor<1x1x2x2xui8>
 }
 

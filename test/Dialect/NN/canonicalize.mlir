@@ -35,6 +35,23 @@ func.func @integer_arithmetic() -> (tensor<3xi64>, tensor<3xi64>, tensor<3xi64>,
 
 // -----
 
+// Integer powers wrap; negative exponents truncate 1 / x^-y, 0 unless
+// |x| = 1 (and 0 for x = 0).
+// CHECK-LABEL: func.func @integer_power
+func.func @integer_power() -> (tensor<4xi8>, tensor<6xi32>) {
+  %a = nn.constant dense<[3, -2, 2, 0]> : tensor<4xi8>
+  %b = nn.constant dense<[4, 3, 8, 0]> : tensor<4xi8>
+  %p = nn.pow %a, %b : tensor<4xi8>, tensor<4xi8>
+  %c = nn.constant dense<[1, -1, -1, 2, 0, -3]> : tensor<6xi32>
+  %d = nn.constant dense<[-5, -3, -4, -1, -2, 0]> : tensor<6xi32>
+  %q = nn.pow %c, %d : tensor<6xi32>, tensor<6xi32>
+  // CHECK-DAG: nn.constant dense<[81, -8, 0, 1]> : tensor<4xi8>
+  // CHECK-DAG: nn.constant dense<[1, -1, 1, 0, 0, 1]> : tensor<6xi32>
+  return %p, %q : tensor<4xi8>, tensor<6xi32>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @no_division_by_zero
 func.func @no_division_by_zero() -> tensor<2xi32> {
   %a = nn.constant dense<[1, 2]> : tensor<2xi32>

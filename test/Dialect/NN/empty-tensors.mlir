@@ -28,6 +28,6 @@ func.func @edge(%x: tensor<0x4xf32>, %d: tensor<?x4xf32>) {
   %w = nn.where %ce2, %e, %e : tensor<0x4xi1>, tensor<0x4xf32>, tensor<0x4xf32>
   %rng = nn.range 0 to -5 step 1 -> tensor<0xi64>
   %img = nn.constant dense<1.0> : tensor<1x1x1x1xf32>
-  %mp = nn.max_pool2d %img {kernel = array<i64: 1, 1>} : tensor<1x1x1x1xf32> -> tensor<1x1x1x1xf32>
+  %mp = nn.max_pool %img {kernel = array<i64: 1, 1>} : tensor<1x1x1x1xf32> -> tensor<1x1x1x1xf32>
   return
 }

@@ -174,7 +174,7 @@ func.func @conv_rank(%a: tensor<3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
 
 func.func @conv_strides(%a: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
   // expected-error@+2 {{failed to infer returned types}}
-  // expected-error@+1 {{strides must be two positive integers, got [0, 1]}}
+  // expected-error@+1 {{strides must hold one positive integer per spatial dimension (2), got [0, 1]}}
   %0 = nn.conv2d %a, %w {strides = array<i64: 0, 1>} : tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32> -> tensor<1x4x6x6xf32>
   return
 }
@@ -183,7 +183,7 @@ func.func @conv_strides(%a: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
 
 func.func @conv_padding(%a: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
   // expected-error@+2 {{failed to infer returned types}}
-  // expected-error@+1 {{padding must be four non-negative integers [top, left, bottom, right], got [1, 1]}}
+  // expected-error@+1 {{padding must hold two non-negative integers per spatial dimension, all begins then all ends (4), got [1, 1]}}
   %0 = nn.conv2d %a, %w {padding = array<i64: 1, 1>} : tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32> -> tensor<1x4x8x8xf32>
   return
 }
@@ -192,7 +192,7 @@ func.func @conv_padding(%a: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
 
 func.func @conv_dilations(%a: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
   // expected-error@+2 {{failed to infer returned types}}
-  // expected-error@+1 {{dilations must be two positive integers, got [1, -1]}}
+  // expected-error@+1 {{dilations must hold one positive integer per spatial dimension (2), got [1, -1]}}
   %0 = nn.conv2d %a, %w {dilations = array<i64: 1, -1>} : tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32> -> tensor<1x4x6x6xf32>
   return
 }
@@ -243,10 +243,46 @@ func.func @conv_bias(%a: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %b: tenso
 
 // -----
 
-func.func @pool_rank(%a: tensor<3x8x8xf32>) {
+func.func @pool_rank(%a: tensor<8x8xf32>) {
   // expected-error@+2 {{failed to infer returned types}}
-  // expected-error@+1 {{input must have rank 4 (NCHW), got rank 3}}
-  %0 = nn.max_pool2d %a {kernel = array<i64: 2, 2>} : tensor<3x8x8xf32> -> tensor<3x4x4xf32>
+  // expected-error@+1 {{input must have rank 3 to 5 (N, C and 1 to 3 spatial dimensions), got rank 2}}
+  %0 = nn.max_pool %a {kernel = array<i64: 2>} : tensor<8x8xf32> -> tensor<8x4xf32>
+  return
+}
+
+// -----
+
+func.func @pool_rank_high(%a: tensor<1x1x2x2x2x2xf32>) {
+  // expected-error@+2 {{failed to infer returned types}}
+  // expected-error@+1 {{input must have rank 3 to 5 (N, C and 1 to 3 spatial dimensions), got rank 6}}
+  %0 = nn.max_pool %a {kernel = array<i64: 1, 1, 1, 1>} : tensor<1x1x2x2x2x2xf32> -> tensor<1x1x2x2x2x2xf32>
+  return
+}
+
+// -----
+
+func.func @pool_strides(%a: tensor<1x3x8x8x8xf32>) {
+  // expected-error@+2 {{failed to infer returned types}}
+  // expected-error@+1 {{strides must hold one positive integer per spatial dimension (3), got [2, 2]}}
+  %0 = nn.max_pool %a {kernel = array<i64: 2, 2, 2>, strides = array<i64: 2, 2>} : tensor<1x3x8x8x8xf32> -> tensor<1x3x4x4x4xf32>
+  return
+}
+
+// -----
+
+func.func @pool_padding(%a: tensor<1x3x8xf32>) {
+  // expected-error@+2 {{failed to infer returned types}}
+  // expected-error@+1 {{padding must hold two non-negative integers per spatial dimension, all begins then all ends (2), got [1, -1]}}
+  %0 = nn.avg_pool %a {kernel = array<i64: 2>, padding = array<i64: 1, -1>} : tensor<1x3x8xf32> -> tensor<1x3x8xf32>
+  return
+}
+
+// -----
+
+func.func @pool_dilations(%a: tensor<1x3x8xf32>) {
+  // expected-error@+2 {{failed to infer returned types}}
+  // expected-error@+1 {{dilations must hold one positive integer per spatial dimension (1), got [0]}}
+  %0 = nn.avg_pool %a {kernel = array<i64: 2>, dilations = array<i64: 0>} : tensor<1x3x8xf32> -> tensor<1x3x7xf32>
   return
 }
 
@@ -254,8 +290,8 @@ func.func @pool_rank(%a: tensor<3x8x8xf32>) {
 
 func.func @pool_kernel(%a: tensor<1x3x8x8xf32>) {
   // expected-error@+2 {{failed to infer returned types}}
-  // expected-error@+1 {{kernel must be two positive integers, got [2]}}
-  %0 = nn.avg_pool2d %a {kernel = array<i64: 2>} : tensor<1x3x8x8xf32> -> tensor<1x3x4x4xf32>
+  // expected-error@+1 {{kernel must hold one positive integer per spatial dimension (2), got [2]}}
+  %0 = nn.avg_pool %a {kernel = array<i64: 2>} : tensor<1x3x8x8xf32> -> tensor<1x3x4x4xf32>
   return
 }
 
@@ -263,7 +299,7 @@ func.func @pool_kernel(%a: tensor<1x3x8x8xf32>) {
 
 func.func @max_pool_padding(%a: tensor<1x3x8x8xf32>) {
   // expected-error@+1 {{padding must be smaller than the window extent}}
-  %0 = nn.max_pool2d %a {kernel = array<i64: 2, 2>, padding = array<i64: 2, 0, 0, 0>} : tensor<1x3x8x8xf32> -> tensor<1x3x11x8xf32>
+  %0 = nn.max_pool %a {kernel = array<i64: 2, 2>, padding = array<i64: 2, 0, 0, 0>} : tensor<1x3x8x8xf32> -> tensor<1x3x11x8xf32>
   return
 }
 
@@ -274,15 +310,16 @@ func.func @max_pool_padding(%a: tensor<1x3x8x8xf32>) {
 // padding.
 func.func @max_pool_dilated_padding(%a: tensor<1x3x8x8xf32>) {
   // expected-error@+1 {{padding must be smaller than the window extent}}
-  %0 = nn.max_pool2d %a {kernel = array<i64: 2, 1>, dilations = array<i64: 3, 1>, padding = array<i64: 4, 0, 0, 0>} : tensor<1x3x8x8xf32> -> tensor<1x3x9x8xf32>
+  %0 = nn.max_pool %a {kernel = array<i64: 2, 1>, dilations = array<i64: 3, 1>, padding = array<i64: 4, 0, 0, 0>} : tensor<1x3x8x8xf32> -> tensor<1x3x9x8xf32>
   return
 }
 
 // -----
 
+// The end padding counts too, along every spatial dimension.
 func.func @avg_pool_padding(%a: tensor<1x3x8x8xf32>) {
-  // expected-error@+1 {{padding must be smaller than the kernel}}
-  %0 = nn.avg_pool2d %a {kernel = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 2>} : tensor<1x3x8x8xf32> -> tensor<1x3x7x9xf32>
+  // expected-error@+1 {{padding must be smaller than the window extent}}
+  %0 = nn.avg_pool %a {kernel = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 2>} : tensor<1x3x8x8xf32> -> tensor<1x3x7x9xf32>
   return
 }
 
@@ -666,6 +703,14 @@ func.func @pad_reflect(%a: tensor<4x8xf32>) {
 func.func @pad_edge_empty(%a: tensor<0x8xf32>) {
   // expected-error@+1 {{cannot edge-pad the empty dimension 0}}
   %0 = nn.pad %a low = [1, 0] high = [0, 0] mode = edge : tensor<0x8xf32> -> tensor<1x8xf32>
+  return
+}
+
+// -----
+
+func.func @pad_wrap_empty(%a: tensor<4x0xi32>) {
+  // expected-error@+1 {{cannot wrap-pad the empty dimension 1}}
+  %0 = nn.pad %a low = [0, 0] high = [0, 2] mode = wrap : tensor<4x0xi32> -> tensor<4x2xi32>
   return
 }
 

@@ -86,12 +86,15 @@ func.func @binary(%x: tensor<4x8xf32>, %b: tensor<8xf32>, %s: tensor<f32>, %c: t
   %10 = nn.cast %x : tensor<4x8xf32> to bf16
   // CHECK: nn.cast %{{.*}} : tensor<1x8xi1> to i64
   %11 = nn.cast %m : tensor<1x8xi1> to i64
+  // CHECK: nn.pow %{{.*}}, %{{.*}} : tensor<4xi32>, tensor<4xi32>
+  %12 = nn.pow %i, %i : tensor<4xi32>, tensor<4xi32>
   return
 }
 
 // CHECK-LABEL: func.func @contractions
 func.func @contractions(%a: tensor<2x4x16xf32>, %w: tensor<16x8xf32>, %img: tensor<1x4x8x8xf32>,
-                        %f: tensor<8x2x3x3xf32>, %bias: tensor<8xf32>, %dw: tensor<4x1x3x3xf32>) {
+                        %f: tensor<8x2x3x3xf32>, %bias: tensor<8xf32>, %dw: tensor<4x1x3x3xf32>,
+                        %seq: tensor<1x4x8xf32>, %vol: tensor<1x4x4x4x4xf32>) {
   // CHECK: nn.matmul %{{.*}}, %{{.*}} : tensor<2x4x16xf32>, tensor<16x8xf32> -> tensor<2x4x8xf32>
   %0 = nn.matmul %a, %w : tensor<2x4x16xf32>, tensor<16x8xf32> -> tensor<2x4x8xf32>
   // CHECK: nn.conv2d %{{.*}}, %{{.*}}, %{{.*}} {groups = 2 : i64, padding = array<i64: 1, 1, 1, 1>} : tensor<1x4x8x8xf32>, tensor<8x2x3x3xf32>, tensor<8xf32> -> tensor<1x8x8x8xf32>
@@ -101,12 +104,17 @@ func.func @contractions(%a: tensor<2x4x16xf32>, %w: tensor<16x8xf32>, %img: tens
   // CHECK: nn.conv2d %{{.*}}, %{{.*}} {dilations = array<i64: 2, 2>, groups = 4 : i64, strides = array<i64: 2, 2>} : tensor<1x4x8x8xf32>, tensor<4x1x3x3xf32> -> tensor<1x4x2x2xf32>
   %2 = nn.conv2d %img, %dw {groups = 4 : i64, strides = array<i64: 2, 2>, dilations = array<i64: 2, 2>}
       : tensor<1x4x8x8xf32>, tensor<4x1x3x3xf32> -> tensor<1x4x2x2xf32>
-  // CHECK: nn.max_pool2d %{{.*}} {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : tensor<1x4x8x8xf32> -> tensor<1x4x4x4xf32>
-  %3 = nn.max_pool2d %img {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : tensor<1x4x8x8xf32> -> tensor<1x4x4x4xf32>
-  // CHECK: nn.max_pool2d %{{.*}} {ceil_mode = true, kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>} : tensor<1x4x8x8xf32> -> tensor<1x4x4x4xf32>
-  %4 = nn.max_pool2d %img {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, ceil_mode = true} : tensor<1x4x8x8xf32> -> tensor<1x4x4x4xf32>
-  // CHECK: nn.avg_pool2d %{{.*}} {count_include_pad = true, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1, 1, 1>} : tensor<1x4x8x8xf32> -> tensor<1x4x8x8xf32>
-  %5 = nn.avg_pool2d %img {kernel = array<i64: 3, 3>, padding = array<i64: 1, 1, 1, 1>, count_include_pad = true} : tensor<1x4x8x8xf32> -> tensor<1x4x8x8xf32>
+  // CHECK: nn.max_pool %{{.*}} {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : tensor<1x4x8x8xf32> -> tensor<1x4x4x4xf32>
+  %3 = nn.max_pool %img {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : tensor<1x4x8x8xf32> -> tensor<1x4x4x4xf32>
+  // CHECK: nn.max_pool %{{.*}} {ceil_mode = true, kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>} : tensor<1x4x8x8xf32> -> tensor<1x4x4x4xf32>
+  %4 = nn.max_pool %img {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, ceil_mode = true} : tensor<1x4x8x8xf32> -> tensor<1x4x4x4xf32>
+  // CHECK: nn.avg_pool %{{.*}} {count_include_pad = true, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1, 1, 1>} : tensor<1x4x8x8xf32> -> tensor<1x4x8x8xf32>
+  %5 = nn.avg_pool %img {kernel = array<i64: 3, 3>, padding = array<i64: 1, 1, 1, 1>, count_include_pad = true} : tensor<1x4x8x8xf32> -> tensor<1x4x8x8xf32>
+  // 1-D and 3-D windows.
+  // CHECK: nn.max_pool %{{.*}} {kernel = array<i64: 3>, padding = array<i64: 1, 1>} : tensor<1x4x8xf32> -> tensor<1x4x8xf32>
+  %8 = nn.max_pool %seq {kernel = array<i64: 3>, padding = array<i64: 1, 1>} : tensor<1x4x8xf32> -> tensor<1x4x8xf32>
+  // CHECK: nn.avg_pool %{{.*}} {ceil_mode = true, dilations = array<i64: 2, 1, 1>, kernel = array<i64: 2, 2, 2>, strides = array<i64: 1, 2, 2>} : tensor<1x4x4x4x4xf32> -> tensor<1x4x2x2x2xf32>
+  %9 = nn.avg_pool %vol {kernel = array<i64: 2, 2, 2>, strides = array<i64: 1, 2, 2>, dilations = array<i64: 2, 1, 1>, ceil_mode = true} : tensor<1x4x4x4x4xf32> -> tensor<1x4x2x2x2xf32>
   // CHECK: nn.global_avg_pool2d %{{.*}} : tensor<1x4x8x8xf32> -> tensor<1x4x1x1xf32>
   %6 = nn.global_avg_pool2d %img : tensor<1x4x8x8xf32> -> tensor<1x4x1x1xf32>
   // CHECK: nn.global_max_pool2d %{{.*}} : tensor<1x4x8x8xf32> -> tensor<1x4x1x1xf32>
@@ -176,6 +184,8 @@ func.func @movement(%t: tensor<1000x64xf32>, %tok: tensor<4x16xi64>, %x: tensor<
   %11 = nn.pad %a low = [1, 1] high = [1, 1] mode = reflect : tensor<2x3xf32> -> tensor<4x5xf32>
   // CHECK: nn.pad %{{.*}} low = [0, 0] high = [3, 0] mode = edge : tensor<2x3xf32> -> tensor<5x3xf32>
   %12 = nn.pad %a low = [0, 0] high = [3, 0] mode = edge : tensor<2x3xf32> -> tensor<5x3xf32>
+  // CHECK: nn.pad %{{.*}} low = [0, 4] high = [1, 0] mode = wrap : tensor<2x3xf32> -> tensor<3x7xf32>
+  %15 = nn.pad %a low = [0, 4] high = [1, 0] mode = wrap : tensor<2x3xf32> -> tensor<3x7xf32>
   // CHECK: nn.trilu %{{.*}} lower k = 0 : tensor<2x3xf32>
   %13 = nn.trilu %a lower k = 0 : tensor<2x3xf32>
   // CHECK: nn.trilu %{{.*}} upper k = -1 : tensor<2x3xf32>

@@ -38,15 +38,21 @@ func.func @window_arithmetic(%x: tensor<1x3x7x7xf32>, %w: tensor<8x3x3x3xf32>) {
   %0 = nn.conv2d %x, %w {strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 2, 2>}
       : tensor<1x3x7x7xf32>, tensor<8x3x3x3xf32> -> tensor<1x8x3x3xf32>
   // floor((7 - 2) / 2) + 1 = 3; with ceil_mode 4.
-  // CHECK: "nn.max_pool2d"{{.*}} -> tensor<1x3x3x3xf32>
-  %1 = nn.max_pool2d %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : tensor<1x3x7x7xf32> -> tensor<1x3x3x3xf32>
-  // CHECK: "nn.max_pool2d"{{.*}} -> tensor<1x3x4x4xf32>
-  %2 = nn.max_pool2d %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, ceil_mode = true} : tensor<1x3x7x7xf32> -> tensor<1x3x4x4xf32>
+  // CHECK: "nn.max_pool"{{.*}} -> tensor<1x3x3x3xf32>
+  %1 = nn.max_pool %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : tensor<1x3x7x7xf32> -> tensor<1x3x3x3xf32>
+  // CHECK: "nn.max_pool"{{.*}} -> tensor<1x3x4x4xf32>
+  %2 = nn.max_pool %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, ceil_mode = true} : tensor<1x3x7x7xf32> -> tensor<1x3x4x4xf32>
   // ceil_mode drops a last window that would start in the right padding:
   // ceil((6 + 1 - 3) / 3) + 1 = 3, but window 3 starts at 6 >= 6 + 0, so 2.
   %y = nn.constant dense<0.0> : tensor<1x1x6x6xf32>
-  // CHECK: "nn.avg_pool2d"{{.*}} -> tensor<1x1x2x2xf32>
-  %3 = nn.avg_pool2d %y {kernel = array<i64: 3, 3>, strides = array<i64: 3, 3>, padding = array<i64: 0, 0, 1, 1>, ceil_mode = true} : tensor<1x1x6x6xf32> -> tensor<1x1x2x2xf32>
+  // CHECK: "nn.avg_pool"{{.*}} -> tensor<1x1x2x2xf32>
+  %3 = nn.avg_pool %y {kernel = array<i64: 3, 3>, strides = array<i64: 3, 3>, padding = array<i64: 0, 0, 1, 1>, ceil_mode = true} : tensor<1x1x6x6xf32> -> tensor<1x1x2x2xf32>
+  // Per spatial dimension, padding being [begins..., ends...]:
+  // (5 - 2*(2-1) - 1) / 1 + 1 = 3, (4 + 1 - 2) / 2 + 1 = 2 and
+  // (4 + 1 - 3) / 1 + 1 = 3.
+  %v = nn.constant dense<0.0> : tensor<1x1x5x4x4xf32>
+  // CHECK: "nn.max_pool"{{.*}} -> tensor<1x1x3x2x3xf32>
+  %4 = nn.max_pool %v {kernel = array<i64: 2, 2, 3>, strides = array<i64: 1, 2, 1>, dilations = array<i64: 2, 1, 1>, padding = array<i64: 0, 1, 0, 0, 0, 1>} : tensor<1x1x5x4x4xf32> -> tensor<1x1x3x2x3xf32>
   return
 }
 

@@ -24,6 +24,32 @@ inferBroadcastResult(std::optional<mlir::Location> loc,
                      mlir::TypeRange operandTypes, mlir::Type elementType,
                      llvm::SmallVectorImpl<mlir::Type> &results);
 
+/// The window of a pooling op over `kernel.size()` spatial dimensions, with
+/// absent attributes filled in: strides and dilations 1, padding 0.
+/// `padding` is [begin..., end...].
+struct PoolWindow {
+  PoolWindow(llvm::ArrayRef<int64_t> kernel,
+             std::optional<llvm::ArrayRef<int64_t>> strides,
+             std::optional<llvm::ArrayRef<int64_t>> padding,
+             std::optional<llvm::ArrayRef<int64_t>> dilations);
+  size_t rank() const { return kernel.size(); }
+  /// The span of the window along spatial dimension `i`,
+  /// (kernel - 1) * dilation + 1.
+  int64_t extent(size_t i) const { return (kernel[i] - 1) * dilations[i] + 1; }
+  llvm::SmallVector<int64_t> kernel, strides, padding, dilations;
+};
+
+/// Infers the result of pooling `input` over `window`.
+mlir::LogicalResult inferPoolResult(std::optional<mlir::Location> loc,
+                                    mlir::Type input, const PoolWindow &window,
+                                    bool ceilMode,
+                                    llvm::SmallVectorImpl<mlir::Type> &results);
+
+/// Checks that no padding is as wide as the window's extent (which would
+/// create windows of padding only).
+mlir::LogicalResult verifyPoolPadding(mlir::Operation *op,
+                                      const PoolWindow &window);
+
 /// Infers the result of reducing `input` over `axes`.
 mlir::LogicalResult
 inferReduceResult(std::optional<mlir::Location> loc, mlir::Type input,

@@ -73,6 +73,9 @@ CASES = {
     "pad_reflect": model(13, [N("Pad", ["x", "p"], ["y"], mode="reflect")],
                          [vi("x", [4, 4])], [vi("y", None)],
                          [const("p", [0, 2, 0, 1])]),
+    "pad_wrap": model(19, [N("Pad", ["x", "p"], ["y"], mode="wrap")],
+                      [vi("x", [4, 4])], [vi("y", None)],
+                      [const("p", [0, 5, 0, 1])]),
     # Clip: attributes before 11, optional inputs after.
     "clip6": model(6, [N("Clip", ["x"], ["y"], min=-1.0, max=1.0)],
                    [vi("x", [3])], [vi("y", None)]),
@@ -87,13 +90,23 @@ CASES = {
     # MatMul with rank-1 operands.
     "matmul_vec": model(13, [N("MatMul", ["v", "m"], ["y"])],
                         [vi("v", [3]), vi("m", [2, 3, 4])], [vi("y", None)]),
-    # 1-D convolution and average pooling are lifted to 2-D.
+    # 1-D convolution is lifted to 2-D; pools take 1 to 3 spatial dimensions.
     "conv1d": model(13, [N("Conv", ["x", "w"], ["y"], pads=[1, 1])],
                     [vi("x", [1, 2, 8]), vi("w", [4, 2, 3])], [vi("y", None)]),
     "avgpool": model(13, [N("AveragePool", ["x"], ["y"], kernel_shape=[3, 3],
                             strides=[2, 2], pads=[1, 1, 1, 1],
                             count_include_pad=1, ceil_mode=1)],
                      [vi("x", [1, 1, 6, 6])], [vi("y", None)]),
+    "avgpool_dilated": model(19, [N("AveragePool", ["x"], ["y"],
+                                    kernel_shape=[2, 2], dilations=[2, 1])],
+                             [vi("x", [1, 1, 4, 4])], [vi("y", None)]),
+    "maxpool1d": model(13, [N("MaxPool", ["x"], ["y"], kernel_shape=[3],
+                              pads=[1, 0])],
+                       [vi("x", [2, 3, 8])], [vi("y", None)]),
+    "maxpool3d": model(13, [N("MaxPool", ["x"], ["y"], kernel_shape=[2, 2, 2],
+                              strides=[2, 1, 1], pads=[0, 0, 1, 0, 0, 1],
+                              dilations=[1, 2, 1])],
+                       [vi("x", [1, 2, 4, 5, 6])], [vi("y", None)]),
     # Expand broadcasts both ways.
     "expand": model(13, [N("Expand", ["x", "s"], ["y"])],
                     [vi("x", [3, 1])], [vi("y", None)],
@@ -129,6 +142,22 @@ CASES = {
     "pow_int_exponent": model(13, [N("Pow", ["x", "e"], ["y"])],
                               [vi("x", [3])], [vi("y", None)],
                               [const("e", 2, np.int64)]),
+    # Integer bases: an exponent of another integer type is cast to the wider
+    # of the two; a floating-point one makes the power an f64 one.
+    "pow_int_int": model(15, [N("Pow", ["x", "e"], ["y"])],
+                         [vi("x", [3], T.INT64), vi("e", [3], T.INT32)],
+                         [vi("y", None)]),
+    "pow_int_wide": model(15, [N("Pow", ["x", "e"], ["y"])],
+                          [vi("x", [3], T.INT32), vi("e", [3], T.INT64)],
+                          [vi("y", None)]),
+    "pow_int_float": model(15, [N("Pow", ["x", "e"], ["y"])],
+                           [vi("x", [3], T.INT32), vi("e", [3])],
+                           [vi("y", None)]),
+    # Boolean ReduceMax and ReduceMin reduce 0s and 1s.
+    "reducemax_bool": model(20, [N("ReduceMax", ["x", "a"], ["y"],
+                                   keepdims=0)],
+                            [vi("x", [4, 2], T.BOOL)], [vi("y", None)],
+                            [const("a", [1])]),
     "cast": model(13, [N("Cast", ["x"], ["y"], to=T.BFLOAT16)],
                   [vi("x", [3])], [vi("y", None)]),
     "reshape_allowzero": model(14, [N("Reshape", ["x", "s"], ["y"])],
