@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "loom/runtime/Kernels.h"
+#include "PackedGemm.h"
 
 #include <cblas.h>
 
@@ -30,6 +31,7 @@
 namespace {
 
 template <typename T, int Rank> using Desc = loom::rt::MemRefDesc<T, Rank>;
+namespace packed = loom::rt::packed;
 using UnrankedDesc = loom::rt::UnrankedMemRefDesc;
 
 /// How a BLAS call reads a strided matrix view: its data pointer, whether
@@ -208,6 +210,37 @@ void gemm2d(Desc<T, 2> *a, Desc<T, 2> *b, Desc<T, 2> *c, int32_t transB,
     }
     gemmOne(pa, a->strides, pb, b->strides, pc, c->strides, m, n, k,
             transB != 0, accumulate != 0);
+  });
+}
+
+/// gemm2d for a B that stays unchanged at its address while the program is
+/// loaded (a parameter): through the packed kernel where it runs.
+void gemm2dConstB(Desc<float, 2> *a, Desc<float, 2> *b, Desc<float, 2> *c,
+                  int32_t transB, int32_t accumulate) {
+  int64_t m = c->sizes[0], n = c->sizes[1], k = a->sizes[1];
+  if (!packed::available() || m == 0 || n == 0 || a->strides[1] != 1 ||
+      c->strides[1] != 1 || (m > 1 && c->strides[0] < n))
+    return gemm2d(a, b, c, transB, accumulate);
+  const float *pb = b->aligned + b->offset;
+  const packed::PackedB *weights =
+      transB ? packed::packedWeights(pb, k, n, b->strides[1], b->strides[0])
+             : packed::packedWeights(pb, k, n, b->strides[0], b->strides[1]);
+  if (!weights) // Out of memory for the packing: BLAS packs per call.
+    return gemm2d(a, b, c, transB, accumulate);
+  const float *pa = a->aligned + a->offset;
+  float *pc = c->aligned + c->offset;
+  int64_t lda = a->strides[0], ldc = c->strides[0];
+  timed(1, m, n, k, transB != 0, [&] {
+    int64_t chunks = std::min<int64_t>(poolThreads(), m);
+    if (chunks > 1 && m * n * k > kSmallGemm) {
+      parallelFor(chunks, [&](int64_t i) {
+        int64_t lo = i * m / chunks, hi = (i + 1) * m / chunks;
+        packed::gemm(hi - lo, pa + lo * lda, lda, weights, pc + lo * ldc, ldc,
+                     accumulate != 0);
+      });
+      return;
+    }
+    packed::gemm(m, pa, lda, weights, pc, ldc, accumulate != 0);
   });
 }
 
@@ -516,6 +549,14 @@ void _mlir_ciface_loom_kernel_gemm_f32(void *a, void *b, void *c,
                                        int32_t transB, int32_t accumulate) {
   gemm2d(static_cast<Desc<float, 2> *>(a), static_cast<Desc<float, 2> *>(b),
          static_cast<Desc<float, 2> *>(c), transB, accumulate);
+}
+
+void _mlir_ciface_loom_kernel_gemm_const_b_f32(void *a, void *b, void *c,
+                                               int32_t transB,
+                                               int32_t accumulate) {
+  gemm2dConstB(static_cast<Desc<float, 2> *>(a),
+               static_cast<Desc<float, 2> *>(b),
+               static_cast<Desc<float, 2> *>(c), transB, accumulate);
 }
 
 void _mlir_ciface_loom_kernel_gemm_f64(void *a, void *b, void *c,

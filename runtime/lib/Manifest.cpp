@@ -113,10 +113,12 @@ bool ManifestReader::read(const json::Value &root, Manifest &manifest) {
                 LOOM_ERROR_INCOMPATIBLE);
   if (!getInteger(root, "runtime_abi", "runtime_abi", manifest.runtimeAbi))
     return false;
-  if (manifest.runtimeAbi != LOOM_RUNTIME_ABI_VERSION)
+  if (manifest.runtimeAbi < LOOM_RUNTIME_ABI_MIN_VERSION ||
+      manifest.runtimeAbi > LOOM_RUNTIME_ABI_VERSION)
     return fail("artifact '" + artifactDir + "' was built for runtime ABI " +
                     std::to_string(manifest.runtimeAbi) +
                     "; this runtime supports ABI " +
+                    std::to_string(LOOM_RUNTIME_ABI_MIN_VERSION) + " to " +
                     std::to_string(LOOM_RUNTIME_ABI_VERSION) +
                     ": recompile it with a matching loomc",
                 LOOM_ERROR_INCOMPATIBLE);

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "../kernels/PackedGemm.h"
 #include "Manifest.h"
 #include "Target.h"
 #include "loom/runtime/Runtime.h"
@@ -53,8 +54,11 @@ struct loom_program {
   ~loom_program() {
     if (library)
       ::dlclose(library);
-    if (mappedParameters)
+    if (mappedParameters) {
+      // Kernels may keep packed copies of weights by address.
+      loom::rt::packed::forgetRange(mappedParameters, mappedSize);
       ::munmap(mappedParameters, mappedSize);
+    }
   }
 };
 

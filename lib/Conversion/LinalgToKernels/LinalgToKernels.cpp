@@ -65,6 +65,21 @@ linalg::FillOp findZeroFill(Operation *op, Value c) {
   return nullptr;
 }
 
+/// Whether `v` views a function argument marked `loom.parameter`: data that
+/// stays unchanged at its address while the program is loaded.
+bool viewsParameter(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    auto view = dyn_cast<ViewLikeOpInterface>(def);
+    if (!view)
+      return false;
+    v = view.getViewSource();
+  }
+  auto arg = cast<BlockArgument>(v);
+  auto fn = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
+  return fn && arg.getOwner()->isEntryBlock() &&
+         fn.getArgAttr(arg.getArgNumber(), "loom.parameter");
+}
+
 struct ConvertLinalgToKernels
     : loom::impl::ConvertLinalgToKernelsBase<ConvertLinalgToKernels> {
   void runOnOperation() override {
@@ -92,8 +107,13 @@ struct ConvertLinalgToKernels
       bool transB =
           isa<linalg::MatmulTransposeBOp, linalg::BatchMatmulTransposeBOp>(
               op.getOperation());
+      // f32 weights may stay packed between calls.
+      bool constB =
+          !batched && element.isF32() && viewsParameter(op->getOperand(1));
       std::string name = std::string("loom_kernel_") +
-                         (batched ? "batch_gemm_" : "gemm_") +
+                         (batched  ? "batch_gemm_"
+                          : constB ? "gemm_const_b_"
+                                   : "gemm_") +
                          (element.isF32() ? "f32" : "f64");
       int64_t rank = batched ? 3 : 2;
       MemRefType view = dynamicView(element, rank);

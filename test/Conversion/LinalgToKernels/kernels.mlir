@@ -250,3 +250,25 @@ func.func @batched_zero_fill(%a: memref<3x4x16xf32>, %b: memref<3x16x8xf32>, %c:
   linalg.batch_matmul_transpose_b ins(%d, %e : memref<2x4x16xf64>, memref<2x8x16xf64>) outs(%f : memref<2x4x8xf64>)
   return
 }
+
+// -----
+
+// A B operand that views an argument marked `loom.parameter` (a weight the
+// CPU target passes in; it never changes while the program is loaded) goes
+// to the kernel that may keep B packed between calls, through views too.
+// Other arguments, and batched or f64 matmuls, use the plain kernels.
+// CHECK-DAG:   func.func private @loom_kernel_gemm_const_b_f32(memref<?x?xf32, strided<[?, ?], offset: ?>>, memref<?x?xf32, strided<[?, ?], offset: ?>>, memref<?x?xf32, strided<[?, ?], offset: ?>>, i32, i32) attributes {llvm.emit_c_interface}
+// CHECK-DAG:   func.func private @loom_kernel_gemm_f32(
+// CHECK-LABEL: func.func @parameter_b(
+// CHECK:         call @loom_kernel_gemm_const_b_f32(
+// CHECK:         call @loom_kernel_gemm_const_b_f32(
+// CHECK:         call @loom_kernel_gemm_f32(
+// CHECK:         return
+func.func @parameter_b(%w: memref<16x8xf32> {loom.parameter}, %x: memref<32x16xf32>, %c: memref<32x8xf32>, %d: memref<32x4xf32>, %e: memref<32x16xf32>) {
+  linalg.matmul ins(%x, %w : memref<32x16xf32>, memref<16x8xf32>) outs(%c : memref<32x8xf32>)
+  %half = memref.subview %w[0, 0] [16, 4] [1, 1] : memref<16x8xf32> to memref<16x4xf32, strided<[8, 1]>>
+  linalg.matmul ins(%x, %half : memref<32x16xf32>, memref<16x4xf32, strided<[8, 1]>>) outs(%d : memref<32x4xf32>)
+  %x2 = memref.subview %x[0, 0] [16, 16] [1, 1] : memref<32x16xf32> to memref<16x16xf32, strided<[16, 1]>>
+  linalg.matmul ins(%x, %x2 : memref<32x16xf32>, memref<16x16xf32, strided<[16, 1]>>) outs(%e : memref<32x16xf32>)
+  return
+}

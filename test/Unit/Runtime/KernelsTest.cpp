@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "loom/runtime/Kernels.h"
+#include "../../../runtime/kernels/PackedGemm.h"
 #include "gtest/gtest.h"
 #include <algorithm>
 #include <array>
@@ -188,10 +189,28 @@ std::unique_ptr<Matrix<T>> randomMatrix(int64_t rows, int64_t cols,
 // GEMM reference and checks
 //===----------------------------------------------------------------------===//
 
+/// Set while a test routes rank-2 f32 GEMMs to the kernel for constant B.
+bool useConstB = false;
+
 void callGemm(Desc<float, 2> *a, Desc<float, 2> *b, Desc<float, 2> *c,
               bool transB, bool accumulate) {
-  _mlir_ciface_loom_kernel_gemm_f32(a, b, c, transB, accumulate);
+  if (!useConstB) {
+    _mlir_ciface_loom_kernel_gemm_f32(a, b, c, transB, accumulate);
+    return;
+  }
+  _mlir_ciface_loom_kernel_gemm_const_b_f32(a, b, c, transB, accumulate);
+  // B's storage is freed after the case and its address may come back with
+  // other values: drop the packing, as a program does when it is freed.
+  int64_t span = b->offset + 1;
+  for (int d = 0; d < 2; ++d)
+    span += std::max<int64_t>(b->sizes[d] - 1, 0) * b->strides[d];
+  loom::rt::packed::forgetRange(b->aligned, size_t(span) * sizeof(float));
 }
+
+struct ConstBGuard {
+  ConstBGuard() { useConstB = true; }
+  ~ConstBGuard() { useConstB = false; }
+};
 void callGemm(Desc<double, 2> *a, Desc<double, 2> *b, Desc<double, 2> *c,
               bool transB, bool accumulate) {
   _mlir_ciface_loom_kernel_gemm_f64(a, b, c, transB, accumulate);
@@ -502,6 +521,71 @@ TYPED_TEST(GemmTest, SplitOverThePool) {
                               c.offA, c.offB, c.offC, /*cNaN=*/!acc);
         }
   }
+}
+
+//===----------------------------------------------------------------------===//
+// GEMM with a constant B (the packed kernel where the CPU has AVX-512)
+//===----------------------------------------------------------------------===//
+
+TEST(ConstBGemmTest, EdgesOfTheTiles) {
+  // Rows around the 12-row tile and 96-row block, columns around the
+  // 32-wide panel and its 16-wide halves, depths around the 256-deep block.
+  ConstBGuard constB;
+  const int64_t ms[] = {1, 11, 12, 13, 97};
+  const int64_t ns[] = {1, 15, 16, 17, 32, 33, 70};
+  const int64_t ks[] = {1, 5, 256, 257, 600};
+  for (int64_t m : ms)
+    for (int64_t n : ns)
+      for (int64_t k : ks)
+        for (bool transB : {false, true})
+          gemmCase<float>(m, n, k, Layout::RowMajor,
+                          transB ? Layout::Padded : Layout::RowMajor,
+                          Layout::RowMajor, transB, (m + n + k) % 2 == 0);
+}
+
+TEST(ConstBGemmTest, LayoutsAndAccumulation) {
+  // Row-major and padded A and C take the packed kernel, any B layout is
+  // packed; other A and C views fall back to BLAS. Both give the product.
+  ConstBGuard constB;
+  for (Layout la : allLayouts)
+    for (Layout lb : allLayouts)
+      for (Layout lc : allLayouts)
+        for (bool transB : {false, true})
+          for (bool acc : {false, true})
+            gemmCase<float>(29, 45, 70, la, lb, lc, transB, acc, 1, 2, 3,
+                            /*cNaN=*/!acc);
+}
+
+TEST(ConstBGemmTest, SplitOverThePool) {
+  ThreadsGuard guard;
+  ConstBGuard constB;
+  for (int threads : {1, 2, 3}) {
+    loom_set_num_threads(threads);
+    SCOPED_TRACE(std::to_string(threads) + " threads");
+    for (bool transB : {false, true})
+      gemmCase<float>(150, 100, 300, Layout::RowMajor, Layout::RowMajor,
+                      Layout::Padded, transB, false, 0, 0, 0, /*cNaN=*/true);
+  }
+}
+
+TEST(ConstBGemmTest, PackingLastsUntilForgotten) {
+  if (!loom::rt::packed::available())
+    GTEST_SKIP() << "no AVX-512F: the constant-B kernel is BLAS";
+  // The contract: B does not change while its packing is cached; freeing
+  // the program (forgetRange) drops the packing.
+  std::vector<float> a(3 * 2, 1.0f), b(2 * 2, 1.0f), c(3 * 2, 0.0f);
+  Desc<float, 2> da{a.data(), a.data(), 0, {3, 2}, {2, 1}};
+  Desc<float, 2> db{b.data(), b.data(), 0, {2, 2}, {2, 1}};
+  Desc<float, 2> dc{c.data(), c.data(), 0, {3, 2}, {2, 1}};
+  _mlir_ciface_loom_kernel_gemm_const_b_f32(&da, &db, &dc, 0, 0);
+  EXPECT_EQ(c[0], 2.0f);
+  std::fill(b.begin(), b.end(), 5.0f);
+  _mlir_ciface_loom_kernel_gemm_const_b_f32(&da, &db, &dc, 0, 0);
+  EXPECT_EQ(c[0], 2.0f) << "the packing was rebuilt although B is constant";
+  loom::rt::packed::forgetRange(b.data(), b.size() * sizeof(float));
+  _mlir_ciface_loom_kernel_gemm_const_b_f32(&da, &db, &dc, 0, 0);
+  EXPECT_EQ(c[0], 10.0f);
+  loom::rt::packed::forgetRange(b.data(), b.size() * sizeof(float));
 }
 
 //===----------------------------------------------------------------------===//

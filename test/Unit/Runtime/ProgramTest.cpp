@@ -370,11 +370,12 @@ TEST_F(ArtifactTest, FormatAndVersions) {
                 "' has format_version 2; this runtime reads format_version "
                 "1: recompile it with a matching loomc");
   manifest = affineManifest();
-  manifest.set("runtime_abi", json::Value::integer(2));
-  EXPECT_EQ(loadError(manifest),
-            manifestPath + ": artifact '" + artifact() +
-                "' was built for runtime ABI 2; this runtime supports ABI 1: "
-                "recompile it with a matching loomc");
+  manifest.set("runtime_abi", json::Value::integer(3));
+  EXPECT_EQ(
+      loadError(manifest),
+      manifestPath + ": artifact '" + artifact() +
+          "' was built for runtime ABI 3; this runtime supports ABI 1 to 2: "
+          "recompile it with a matching loomc");
   manifest.set("runtime_abi", json::Value::string("1"));
   EXPECT_EQ(loadError(manifest),
             manifestPath + ": 'runtime_abi' must be an integer, found string");

@@ -34,6 +34,12 @@ void _mlir_ciface_loom_kernel_gemm_f32(void *a, void *b, void *c,
                                        int32_t transB, int32_t accumulate);
 void _mlir_ciface_loom_kernel_gemm_f64(void *a, void *b, void *c,
                                        int32_t transB, int32_t accumulate);
+/// As loom_kernel_gemm_f32, for a B that does not change at its address
+/// while the program is loaded (a parameter): the runtime may keep B packed
+/// for its GEMM kernel between calls (runtime ABI 2).
+void _mlir_ciface_loom_kernel_gemm_const_b_f32(void *a, void *b, void *c,
+                                               int32_t transB,
+                                               int32_t accumulate);
 /// The same per batch element of rank-3 views.
 void _mlir_ciface_loom_kernel_batch_gemm_f32(void *a, void *b, void *c,
                                              int32_t transB,

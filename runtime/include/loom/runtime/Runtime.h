@@ -21,10 +21,13 @@
 extern "C" {
 #endif
 
-/* The ABI an artifact's manifest must name in "runtime_abi" to be loaded.
- * It changes whenever the entry calling convention or a symbol that compiled
- * programs import changes incompatibly. */
-#define LOOM_RUNTIME_ABI_VERSION 1
+/* The ABI of the programs this runtime runs: an artifact's "runtime_abi"
+ * must be between LOOM_RUNTIME_ABI_MIN_VERSION and this. It grows when
+ * compiled programs may import a new symbol, and the minimum moves when the
+ * entry calling convention or an existing symbol changes incompatibly.
+ * 2: loom_kernel_gemm_const_b_f32. */
+#define LOOM_RUNTIME_ABI_VERSION 2
+#define LOOM_RUNTIME_ABI_MIN_VERSION 1
 
 /* The manifest format this runtime reads ("format_version"). */
 #define LOOM_ARTIFACT_FORMAT_VERSION 1
