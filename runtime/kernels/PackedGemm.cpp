@@ -88,16 +88,24 @@ Cache &cache() {
 }
 
 /// C[R x 32] (+)= A[R x kc] * panel[kc x 32], columns masked by m0/m1.
-template <int R>
+/// With Prefetch, also pulls `next` (the next panel, as large) into L1:
+/// weights come from memory, and each panel is first read by one tile.
+template <int R, bool Prefetch>
 __attribute__((target("avx512f"))) void
 micro(int64_t kc, const float *a, int64_t lda, const float *panel, float *c,
-      int64_t ldc, __mmask16 m0, __mmask16 m1, bool accumulate) {
+      int64_t ldc, __mmask16 m0, __mmask16 m1, bool accumulate,
+      const float *next) {
   __m512 c0[R], c1[R];
   for (int i = 0; i < R; ++i) {
     c0[i] = _mm512_setzero_ps();
     c1[i] = _mm512_setzero_ps();
   }
   for (int64_t p = 0; p < kc; ++p) {
+    if (Prefetch) {
+      _mm_prefetch(reinterpret_cast<const char *>(next + p * kNR), _MM_HINT_T0);
+      _mm_prefetch(reinterpret_cast<const char *>(next + p * kNR + 16),
+                   _MM_HINT_T0);
+    }
     __m512 b0 = _mm512_load_ps(panel + p * kNR);
     __m512 b1 = _mm512_load_ps(panel + p * kNR + 16);
     for (int i = 0; i < R; ++i) {
@@ -118,10 +126,13 @@ micro(int64_t kc, const float *a, int64_t lda, const float *panel, float *c,
 }
 
 using MicroFn = void (*)(int64_t, const float *, int64_t, const float *,
-                         float *, int64_t, __mmask16, __mmask16, bool);
+                         float *, int64_t, __mmask16, __mmask16, bool,
+                         const float *);
+template <bool P>
 constexpr MicroFn kMicro[kMR + 1] = {
-    nullptr,  micro<1>, micro<2>, micro<3>,  micro<4>,  micro<5>, micro<6>,
-    micro<7>, micro<8>, micro<9>, micro<10>, micro<11>, micro<12>};
+    nullptr,      micro<1, P>,  micro<2, P>, micro<3, P>, micro<4, P>,
+    micro<5, P>,  micro<6, P>,  micro<7, P>, micro<8, P>, micro<9, P>,
+    micro<10, P>, micro<11, P>, micro<12, P>};
 
 __mmask16 maskOf(int64_t valid) {
   if (valid <= 0)
@@ -158,12 +169,15 @@ void gemm(int64_t m, const float *a, int64_t lda, const PackedB *b, float *c,
       int64_t mc = std::min(kMC, m - i0);
       for (int64_t panel = 0; panel < panels; ++panel) {
         const float *bp = data + k0 * panels * kNR + panel * kc * kNR;
+        // The next panel of this k block (panels of a block are contiguous).
+        const float *next = panel + 1 < panels ? bp + kc * kNR : bp;
         int64_t valid = std::min(kNR, n - panel * kNR);
         __mmask16 m0 = maskOf(valid), m1 = maskOf(valid - 16);
         for (int64_t i = i0; i < i0 + mc; i += kMR) {
           int64_t rows = std::min(kMR, i0 + mc - i);
-          kMicro[rows](kc, a + i * lda + k0, lda, bp, c + i * ldc + panel * kNR,
-                       ldc, m0, m1, acc);
+          (i == i0 ? kMicro<true> : kMicro<false>)[rows](
+              kc, a + i * lda + k0, lda, bp, c + i * ldc + panel * kNR, ldc, m0,
+              m1, acc, next);
         }
       }
     }
