@@ -57,6 +57,7 @@ def NN_Float : AnyTypeOf<[F16, BF16, F32, F64], "floating-point">;
 // from the element type.
 def NN_Int : AnyTypeOf<[I8, I16, I32, I64, UI8, UI16, UI32, UI64],
                        "8- to 64-bit integer">;
+def NN_SignlessInt : AnyTypeOf<[I8, I16, I32, I64], "signless integer">;
 def NN_Index : AnyTypeOf<[I32, I64], "32- or 64-bit integer">;
 // Storage-only types: converted by nn.cast and moved by the data-movement
 // ops, never computed on.

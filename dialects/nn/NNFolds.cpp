@@ -558,12 +558,14 @@ OpFoldResult CastOp::fold(FoldAdaptor a) {
   // the source type is recorded: the op's types no longer say what it does.
   if ((*this)->hasAttr(NNDialect::CastFromAttrHelper::getNameStr()))
     return {};
-  if (getInput().getType() == getType())
+  Type to = getTo();
+  if (getInput().getType() == getType() &&
+      getElementTypeOrSelf(getInput().getType()) == to)
     return getInput();
   DenseElementsAttr in = foldable(a.getInput());
   if (!in)
     return {};
-  Type from = in.getElementType(), to = getType().getElementType();
+  Type from = in.getElementType();
   // 8-bit floats round and saturate as ONNX says, which APFloat does not;
   // 4-bit integers clamp.
   auto storageOnly = [](Type t) {

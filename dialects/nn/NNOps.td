@@ -57,7 +57,7 @@ def NN_RangeOp : NN_Op<"range"> {
   }];
   let arguments = (ins TypedAttrInterface:$start, TypedAttrInterface:$limit,
                        TypedAttrInterface:$delta);
-  let results = (outs RankedTensorOf<[NN_Float, NN_Int]>:$result);
+  let results = (outs RankedTensorOf<[NN_Float, NN_SignlessInt]>:$result);
   let assemblyFormat = [{
     custom<Range>($start, $limit, $delta, type($result)) attr-dict
   }];

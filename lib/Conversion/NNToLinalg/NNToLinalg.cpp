@@ -2092,8 +2092,9 @@ LogicalResult eraseStorageTypes(func::FuncOp fn) {
     if (!isa<NNDialect>(op->getDialect()) || op->getNumOperands() == 0)
       return;
     Type input = getElementTypeOrSelf(op->getOperand(0).getType());
-    if (isa<CastOp>(op)) {
-      if (storageOf(input))
+    if (auto cast = dyn_cast<CastOp>(op)) {
+      // Either side erased: the op's types no longer say what it does.
+      if (storageOf(input) || storageOf(cast.getTo()))
         op->setAttr(NNDialect::CastFromAttrHelper::getNameStr(),
                     TypeAttr::get(input));
     } else if (llvm::any_of(op->getOperandTypes(), [](Type t) {

@@ -79,8 +79,12 @@ LogicalResult importPow(Node &n) {
   }
   // Integer powers wrap, so the power in the wider of the two types,
   // truncated, is the power in the base's type; a wide exponent is never
-  // truncated.
-  if (exponent.getIntOrFloatBitWidth() <= base.getIntOrFloatBitWidth()) {
+  // truncated, nor an unsigned one of the base's width (it would turn
+  // negative), which computes in its own type: the same bits.
+  unsigned ew = exponent.getIntOrFloatBitWidth(),
+           bw = base.getIntOrFloatBitWidth();
+  if (ew < bw ||
+      (ew == bw && exponent.isUnsignedInteger() == base.isUnsignedInteger())) {
     ASSIGN_OR_FAIL(e, n.castTo(y, base));
     return done(n, n.make<nn::PowOp>(x, e));
   }

@@ -271,6 +271,9 @@ constexpr const char *kLLVMPipeline =
     "convert-func-to-llvm,convert-cf-to-llvm,reconcile-unrealized-casts";
 
 constexpr const char *kEntryName = "loom_entry";
+// Imported only by programs with a GEMM against a parameter (ABI 2).
+constexpr const char *kConstBGemmSymbol =
+    "_mlir_ciface_loom_kernel_gemm_const_b_f32";
 constexpr const char *kProgramName = "loom_program";
 
 struct TensorSpec {
@@ -752,7 +755,7 @@ LogicalResult writeFile(StringRef path, StringRef data, Location loc) {
 std::string manifestJSON(ArrayRef<TensorSpec> params,
                          ArrayRef<TensorSpec> inputs,
                          ArrayRef<TensorSpec> outputs, const HostTarget &host,
-                         const CompileOptions &options) {
+                         const CompileOptions &options, int abi) {
   std::string text;
   llvm::raw_string_ostream os(text);
   llvm::json::OStream j(os, 2);
@@ -773,7 +776,7 @@ std::string manifestJSON(ArrayRef<TensorSpec> params,
   j.object([&] {
     j.attribute("format", "loom-artifact");
     j.attribute("format_version", kArtifactFormatVersion);
-    j.attribute("runtime_abi", kRuntimeABIVersion);
+    j.attribute("runtime_abi", abi);
     j.attribute("producer", "loomc " LOOM_VERSION);
     j.attribute("model", options.modelName);
     j.attributeObject("target", [&] {
@@ -903,6 +906,8 @@ LogicalResult loom::cpu::compileArtifact(ModuleOp module, StringRef outputDir,
   if (failed(lowerPreparedModule(module, /*stopAfterLinalg=*/false)))
     return failure();
 
+  // The oldest runtime ABI that has every symbol the program imports.
+  int abi = module.lookupSymbol(kConstBGemmSymbol) ? kRuntimeABIVersion : 1;
   registerBuiltinDialectTranslation(*module.getContext());
   registerLLVMDialectTranslation(*module.getContext());
   llvm::LLVMContext llvmContext;
@@ -975,9 +980,9 @@ LogicalResult loom::cpu::compileArtifact(ModuleOp module, StringRef outputDir,
       return fail();
     }
   }
-  if (failed(writeFile(inTmp("manifest.json"),
-                       manifestJSON(params, inputs, outputs, *host, options),
-                       loc)))
+  if (failed(writeFile(
+          inTmp("manifest.json"),
+          manifestJSON(params, inputs, outputs, *host, options, abi), loc)))
     return fail();
 
   std::string old;

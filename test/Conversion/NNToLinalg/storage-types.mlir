@@ -109,3 +109,20 @@ func.func @int4(%x: tensor<4xf32>, %u: tensor<4xui4>) -> (tensor<4xi4>, tensor<4
   %c = nn.constant dense<[-8, 7]> : tensor<2xi4>
   return %a, %b, %c : tensor<4xi4>, tensor<4xf32>, tensor<2xi4>
 }
+
+// -----
+
+// A cast whose target alone is a storage type keeps its meaning once the
+// types are erased: the constant is encoded (not folded as an integer
+// cast), and i8 -> i4 clamps (not folded to the identity).
+// CHECK-LABEL: func.func @storage_targets(
+// CHECK-NOT:     arith.constant dense<1> : tensor<4xi8>
+// CHECK:         arith.bitcast %{{.+}} : f32 to i32
+// CHECK:         arith.maxsi %{{.+}}, %{{.+}} : i64
+// CHECK:         arith.minsi %{{.+}}, %{{.+}} : i64
+func.func @storage_targets(%x: tensor<4xi8>) -> (tensor<4xf8E4M3FN>, tensor<4xi4>) {
+  %c = nn.constant dense<1.0> : tensor<4xf32>
+  %a = nn.cast %c : tensor<4xf32> to f8E4M3FN
+  %b = nn.cast %x : tensor<4xi8> to i4
+  return %a, %b : tensor<4xf8E4M3FN>, tensor<4xi4>
+}

@@ -59,6 +59,14 @@ func.func @range_zero_step() {
 
 // -----
 
+func.func @range_unsigned() {
+  // expected-error@+1 {{result #0 must be ranked tensor of floating-point or signless integer values, but got 'tensor<4xui8>'}}
+  %0 = "nn.range"() <{start = 0 : ui8, limit = 4 : ui8, delta = 1 : ui8}> : () -> tensor<4xui8>
+  return
+}
+
+// -----
+
 func.func @range_zero_float_step() {
   // expected-error@+2 {{failed to infer returned types}}
   // expected-error@+1 {{delta must not be zero}}

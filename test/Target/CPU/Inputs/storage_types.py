@@ -10,6 +10,7 @@ Python binding) against onnx's reference evaluator:
 - an int4 input out of range is refused by name.
 
 Prints one line per check; the lit test expects every line to say ok."""
+import json
 import os
 import subprocess
 import sys
@@ -170,6 +171,50 @@ def main():
             with np.errstate(invalid="ignore"):
                 want = ReferenceEvaluator(model).run(None, {"x": vals})[0]
             report(f"cast {name}", same(got, want), f"{got} want {want}")
+
+        # Casts to storage types of constants and of same-width integers
+        # are not folded away as plain integer casts.
+        one_two = numpy_helper.from_array(np.array([1, 2], np.float32), "k")
+        nodes = [helper.make_node("Cast", ["k"], ["k8"], to=T.FLOAT8E4M3FN),
+                 helper.make_node("Cast", ["k8"], ["kf"], to=T.FLOAT),
+                 helper.make_node("Add", ["kf", "x"], ["y"]),
+                 helper.make_node("Cast", ["i"], ["i4"], to=T.INT4),
+                 helper.make_node("Cast", ["i4"], ["z"], to=T.INT8)]
+        graph = helper.make_graph(
+            nodes, "folds",
+            [helper.make_tensor_value_info("x", T.FLOAT, [2]),
+             helper.make_tensor_value_info("i", T.INT8, [3])],
+            [helper.make_tensor_value_info("y", T.FLOAT, [2]),
+             helper.make_tensor_value_info("z", T.INT8, [3])], [one_two])
+        model = helper.make_model(
+            graph, opset_imports=[helper.make_opsetid("", 21)])
+        model.ir_version = 10
+        path = os.path.join(tmp, "folds.onnx")
+        onnx.save(model, path)
+        subprocess.run([LOOMC, path, "-o", path + ".loom"], check=True)
+        got = Program(path + ".loom").run(
+            {"x": np.array([10, 20], np.float32),
+             "i": np.array([100, -100, 5], np.int8)})
+        report("cast of constants", got["y"].tolist() == [11.0, 22.0]
+               and got["z"].tolist() == [7, -8, 5], got)
+        with open(os.path.join(path + ".loom", "manifest.json")) as f:
+            abi = json.load(f)["runtime_abi"]
+        report("no GEMM, runtime ABI 1", abi == 1, abi)
+
+        # Integer Pow with unsigned exponents as wide as the base: x^y mod
+        # 2^32 (they must not turn negative).
+        base = np.array([3, 3, 5, -3], np.int32)
+        exp = np.array([3000000001, 2**31, 2**32 - 1, 3000000000], np.uint32)
+        program, _ = compile_graph(
+            tmp, "pow_u32", [helper.make_node("Pow", ["b", "e"], ["p"])],
+            [helper.make_tensor_value_info("b", T.INT32, [4]),
+             helper.make_tensor_value_info("e", T.UINT32, [4])],
+            [helper.make_tensor_value_info("p", T.INT32, [4])])
+        want = [np.int32(np.uint32(pow(int(b) % 2**32, int(e), 2**32)))
+                for b, e in zip(base, exp)]
+        got = program.run({"b": base, "e": exp})["p"].tolist()
+        report("pow int32 ^ uint32", got == [int(w) for w in want],
+               f"{got} want {want}")
 
         # An int4 input out of range.
         program, _ = compile_graph(
