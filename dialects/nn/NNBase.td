@@ -94,6 +94,14 @@ def NN_GeluApproximation : I32EnumAttr<"GeluApproximation",
   let cppNamespace = "::loom::nn";
 }
 
+def NN_IndexOrder : I32EnumAttr<"IndexOrder",
+    "how positions in a multi-dimensional tensor are numbered", [
+      I32EnumAttrCase<"RowMajor", 0, "row_major">,
+      I32EnumAttrCase<"ColumnMajor", 1, "column_major">
+    ]> {
+  let cppNamespace = "::loom::nn";
+}
+
 def NN_PadMode : I32EnumAttr<"PadMode", "how padding values are chosen", [
       I32EnumAttrCase<"Constant", 0, "constant">,
       I32EnumAttrCase<"Reflect", 1, "reflect">,
@@ -212,13 +220,15 @@ class NN_ReduceOp<string mnemonic, string kind, Type type>
 // 3 of them). `padding` is `[begin..., end...]` over the spatial dimensions
 // (ONNX order); absent `strides`, `padding` and `dilations` mean ones, zeros
 // and ones (getWindow() fills them in).
+defvar NN_PoolWindowArguments = (ins DenseI64ArrayAttr:$kernel,
+    OptionalAttr<DenseI64ArrayAttr>:$strides,
+    OptionalAttr<DenseI64ArrayAttr>:$padding,
+    OptionalAttr<DenseI64ArrayAttr>:$dilations,
+    DefaultValuedAttr<BoolAttr, "false">:$ceil_mode);
+
 class NN_PoolOp<string mnemonic, Type type, dag extraArguments = (ins)>
     : NN_Op<mnemonic, [SameOperandsAndResultElementType]> {
-  let arguments = !con((ins type:$input, DenseI64ArrayAttr:$kernel,
-                            OptionalAttr<DenseI64ArrayAttr>:$strides,
-                            OptionalAttr<DenseI64ArrayAttr>:$padding,
-                            OptionalAttr<DenseI64ArrayAttr>:$dilations,
-                            DefaultValuedAttr<BoolAttr, "false">:$ceil_mode),
+  let arguments = !con((ins type:$input), NN_PoolWindowArguments,
                        extraArguments);
   let results = (outs type:$result);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";

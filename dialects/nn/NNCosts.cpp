@@ -145,6 +145,16 @@ FailureOr<OpCost> MaxPoolOp::computeCost(TypeRange operands,
   return poolCost(operands, results, getKernel(), 0);
 }
 
+FailureOr<OpCost> MaxPoolWithIndicesOp::computeCost(TypeRange operands,
+                                                    TypeRange results) {
+  // Per window position after the first: a comparison, and a select each
+  // for the value and the index.
+  auto cost = poolCost(operands, results, getKernel(), 0);
+  if (succeeded(cost))
+    cost->flops *= 3;
+  return cost;
+}
+
 FailureOr<OpCost> AvgPoolOp::computeCost(TypeRange operands,
                                          TypeRange results) {
   // One division per output.

@@ -432,6 +432,24 @@ LogicalResult loom::nn::verifyPoolPadding(Operation *op,
   return success();
 }
 
+LogicalResult MaxPoolWithIndicesOp::inferReturnTypes(MLIRContext *ctx, Loc loc,
+                                                     Adaptor adaptor,
+                                                     Types &types) {
+  if (failed(inferPoolResult(
+          loc, adaptor.getInput().getType(),
+          PoolWindow(adaptor.getKernel(), adaptor.getStrides(),
+                     adaptor.getPadding(), adaptor.getDilations()),
+          adaptor.getCeilMode(), types)))
+    return failure();
+  types.push_back(
+      cast<RankedTensorType>(types.front()).clone(IntegerType::get(ctx, 64)));
+  return success();
+}
+
+LogicalResult MaxPoolWithIndicesOp::verify() {
+  return verifyPoolPadding(*this, getWindow());
+}
+
 static LogicalResult inferGlobalPool(Loc loc, Type inputType, Types &types) {
   auto input = cast<RankedTensorType>(inputType);
   if (input.getRank() != 4)

@@ -361,6 +361,46 @@ def NN_AvgPoolOp : NN_PoolOp<"avg_pool", NN_FloatTensor,
   }];
 }
 
+def NN_MaxPoolWithIndicesOp : NN_Op<"max_pool_with_indices"> {
+  let summary = "max pooling that also says where each maximum is";
+  let description = [{
+    `nn.max_pool` (same attributes, same `result`) that also gives, for each
+    output, the position of its maximum within the input's `[spatial...]`
+    plane of the same `(n, c)`, as PyTorch's `return_indices`: row-major
+    (`h * W + w` for two spatial dimensions), or with
+    `order = column_major` column-major (`h + w * H`), as ONNX `MaxPool`'s
+    `storage_order`. (ONNX's `Indices` index the whole input: they add
+    `(n * C + c) * H * W`.) Padded positions never win and NaN beats any
+    number, as in `nn.max_pool`; among equal maxima the first in row-major
+    order wins, as in onnxruntime. A window that covers no input position
+    (possible only with dilation) gives the lowest value and the index -1.
+
+    ```mlir
+    %y, %i = nn.max_pool_with_indices %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>}
+        : tensor<1x16x8x8xf32> -> tensor<1x16x4x4xf32>, tensor<1x16x4x4xi64>
+    %z, %j = nn.max_pool_with_indices %x order = column_major {kernel = array<i64: 3>}
+        : tensor<2x4x8xi32> -> tensor<2x4x6xi32>, tensor<2x4x6xi64>
+    ```
+  }];
+  let arguments = !con((ins NN_NumericTensor:$input), NN_PoolWindowArguments,
+      (ins DefaultValuedAttr<NN_IndexOrder,
+             "::loom::nn::IndexOrder::RowMajor">:$order));
+  let results = (outs NN_NumericTensor:$result,
+                      RankedTensorOf<[I64]>:$indices);
+  let assemblyFormat = [{
+    $input (`order` `=` $order^)? attr-dict `:` type($input) `->`
+      type($result) `,` type($indices)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The window attributes, absent ones filled in.
+    ::loom::nn::PoolWindow getWindow() {
+      return ::loom::nn::PoolWindow(getKernel(), getStrides(), getPadding(),
+                                    getDilations());
+    }
+  }];
+}
+
 def NN_GlobalAvgPool2dOp : NN_Op<"global_avg_pool2d",
                                  [SameOperandsAndResultElementType]> {
   let summary = "mean over the spatial dimensions (NCHW)";

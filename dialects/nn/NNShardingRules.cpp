@@ -221,28 +221,41 @@ ShardingRule Conv2dOp::getShardingRule() {
   return rule;
 }
 
+/// Rule of a pool, and of its indices `withIndices`. The indices are
+/// positions within each (n, c) plane: batch and channel shards compute
+/// them as they are, but a shard of the plane would number its own
+/// positions, so spatial dimensions stay whole even for identity windows.
 static ShardingRule poolRule(RankedTensorType input, RankedTensorType result,
-                             const PoolWindow &window) {
+                             const PoolWindow &window,
+                             bool withIndices = false) {
   ShardingRule rule;
   int nF = rule.addFactor(input.getDimSize(0), FactorKind::Parallel);
   int cF = rule.addFactor(input.getDimSize(1), FactorKind::Parallel);
   TensorFactors in = {{nF}, {cF}}, out = {{nF}, {cF}};
   size_t spatial = window.rank();
   for (size_t i = 0; i < spatial; ++i) {
-    bool identity = window.kernel[i] == 1 && window.strides[i] == 1 &&
-                    window.padding[i] == 0 && window.padding[spatial + i] == 0;
+    bool identity = !withIndices && window.kernel[i] == 1 &&
+                    window.strides[i] == 1 && window.padding[i] == 0 &&
+                    window.padding[spatial + i] == 0;
     auto [fi, fo] = windowFactors(rule, input.getDimSize(2 + i),
                                   result.getDimSize(2 + i), identity);
     in.push_back({fi});
     out.push_back({fo});
   }
   rule.addOperand(std::move(in));
-  rule.addResult(std::move(out));
+  rule.addResult(out);
+  if (withIndices)
+    rule.addResult(out);
   return rule;
 }
 
 ShardingRule MaxPoolOp::getShardingRule() {
   return poolRule(getInput().getType(), getResult().getType(), getWindow());
+}
+
+ShardingRule MaxPoolWithIndicesOp::getShardingRule() {
+  return poolRule(getInput().getType(), getResult().getType(), getWindow(),
+                  /*withIndices=*/true);
 }
 
 ShardingRule AvgPoolOp::getShardingRule() {

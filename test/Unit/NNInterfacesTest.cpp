@@ -322,6 +322,31 @@ const Case kCases[] = {
      1024,
      256,
      "f32"},
+    {"max_pool_with_indices",
+     {"tensor<1x4x8x8xf32>"},
+     "%r:2 = nn.max_pool_with_indices %a {kernel = array<i64: 2, 2>, strides "
+     "= array<i64: 2, 2>} : tensor<1x4x8x8xf32> -> tensor<1x4x4x4xf32>, "
+     "tensor<1x4x4x4xi64>",
+     "([i, j, k, m]) -> ([i, j, l, n], [i, j, l, n]) {i=1, j=4, k=8, l=4, "
+     "m=8, n=4} replicated={k, l, m, n}",
+     576,
+     0,
+     1024,
+     256 + 512,
+     "f32"},
+    // A 1 x 1 window still keeps the plane whole: its shards would number
+    // their own positions.
+    {"max_pool_with_indices_pointwise",
+     {"tensor<2x4x8x8xi32>"},
+     "%r:2 = nn.max_pool_with_indices %a {kernel = array<i64: 1, 1>} : "
+     "tensor<2x4x8x8xi32> -> tensor<2x4x8x8xi32>, tensor<2x4x8x8xi64>",
+     "([i, j, k, m]) -> ([i, j, l, n], [i, j, l, n]) {i=2, j=4, k=8, l=8, "
+     "m=8, n=8} replicated={k, l, m, n}",
+     0,
+     0,
+     2048,
+     2048 + 4096,
+     "i32"},
     {"avg_pool",
      {"tensor<1x4x8x8xf32>"},
      "%r = nn.avg_pool %a {kernel = array<i64: 2, 2>, strides = array<i64: "

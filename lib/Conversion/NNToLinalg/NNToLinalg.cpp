@@ -1346,6 +1346,158 @@ struct MaxPoolLowering : OpRewritePattern<MaxPoolOp> {
   }
 };
 
+/// Whether candidate `v` at row-major position `pos` beats the best so far,
+/// `acc` at `accPos`: a greater value (NaN the greatest), or an equal one
+/// earlier. The order is total, so the winner does not depend on the order
+/// a window is visited in. `accPos` -1 (none yet) compares as the largest
+/// position.
+Value beatsBest(OpBuilder &b, Location loc, Value v, Value pos, Value acc,
+                Value accPos, bool u) {
+  Value greater, equal;
+  if (isa<FloatType>(v.getType())) {
+    Value cv = toCompute(b, loc, v), ca = toCompute(b, loc, acc);
+    auto cmp = [&](arith::CmpFPredicate p, Value x, Value y) {
+      return b.create<arith::CmpFOp>(loc, p, x, y);
+    };
+    Value vNaN = cmp(arith::CmpFPredicate::UNO, cv, cv);
+    Value aNaN = cmp(arith::CmpFPredicate::UNO, ca, ca);
+    Value aNumber = cmp(arith::CmpFPredicate::ORD, ca, ca);
+    greater =
+        b.create<arith::OrIOp>(loc, cmp(arith::CmpFPredicate::OGT, cv, ca),
+                               b.create<arith::AndIOp>(loc, vNaN, aNumber));
+    equal = b.create<arith::OrIOp>(loc, cmp(arith::CmpFPredicate::OEQ, cv, ca),
+                                   b.create<arith::AndIOp>(loc, vNaN, aNaN));
+  } else {
+    greater = b.create<arith::CmpIOp>(
+        loc, u ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::sgt, v, acc);
+    equal = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, v, acc);
+  }
+  Value earlier =
+      b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, pos, accPos);
+  return b.create<arith::OrIOp>(loc, greater,
+                                b.create<arith::AndIOp>(loc, equal, earlier));
+}
+
+/// Max pooling with the position of each maximum: one generic over
+/// (n, c, outputs..., window...) reading the padded input and carrying the
+/// best value and its row-major position in the input's spatial plane.
+/// Padded positions (explicit padding and the ceil_mode overhang) are not
+/// candidates, so a window without input positions keeps (lowest, -1).
+/// Column-major indices are renumbered from the row-major ones afterwards,
+/// so that ties always go to the first position in row-major order.
+struct MaxPoolWithIndicesLowering : OpRewritePattern<MaxPoolWithIndicesOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MaxPoolWithIndicesOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType inType = tensorType(op.getInput());
+    auto resultType = cast<RankedTensorType>(op.getResult().getType());
+    auto indexType = cast<RankedTensorType>(op.getIndices().getType());
+    Type et = resultType.getElementType();
+    PoolWindow w = op.getWindow();
+    int64_t spatial = w.rank(), loops = 2 + 2 * spatial;
+    ArrayRef<int64_t> extents = inType.getShape().drop_front(2);
+    bool u = isUnsigned(op);
+    TypedAttr lowest = extremeAttr(rewriter, et, /*lowest=*/true, u);
+    auto [low, high] = poolPadding(inType, resultType, w);
+    Value x = padSpatial(rewriter, loc, op.getInput(), low, high, lowest);
+    Value window = rewriter.create<tensor::EmptyOp>(loc, w.kernel, et);
+    Value values = filledTensor(rewriter, loc, resultType, lowest);
+    Value indices =
+        filledTensor(rewriter, loc, indexType, rewriter.getI64IntegerAttr(-1));
+    SmallVector<AffineExpr> in{rewriter.getAffineDimExpr(0),
+                               rewriter.getAffineDimExpr(1)};
+    SmallVector<AffineExpr> win;
+    for (int64_t i = 0; i < spatial; ++i) {
+      AffineExpr o = rewriter.getAffineDimExpr(2 + i);
+      AffineExpr k = rewriter.getAffineDimExpr(2 + spatial + i);
+      in.push_back(o * w.strides[i] + k * w.dilations[i]);
+      win.push_back(k);
+    }
+    MLIRContext *ctx = rewriter.getContext();
+    AffineMap out = projectionMap(rewriter, loops,
+                                  [&](int64_t d) { return d < 2 + spatial; });
+    SmallVector<AffineMap> maps{AffineMap::get(loops, 0, in, ctx),
+                                AffineMap::get(loops, 0, win, ctx), out, out};
+    SmallVector<utils::IteratorType> iterators(2 + spatial,
+                                               utils::IteratorType::parallel);
+    iterators.append(spatial, utils::IteratorType::reduction);
+    auto generic = rewriter.create<linalg::GenericOp>(
+        loc, TypeRange{resultType, indexType}, ValueRange{x, window},
+        ValueRange{values, indices}, maps, iterators,
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          auto index = [&](int64_t v) {
+            return b.create<arith::ConstantIndexOp>(l, v);
+          };
+          auto scale = [&](Value v, int64_t c) -> Value {
+            return c == 1 ? v : b.create<arith::MulIOp>(l, v, index(c));
+          };
+          // The input position read, p = o * stride + k * dilation - low,
+          // per spatial dimension; it is inside unless padding put it out.
+          Value inside, pos;
+          for (int64_t i = 0; i < spatial; ++i) {
+            Value o = b.create<linalg::IndexOp>(l, 2 + i);
+            Value k = b.create<linalg::IndexOp>(l, 2 + spatial + i);
+            Value p = b.create<arith::AddIOp>(l, scale(o, w.strides[i]),
+                                              scale(k, w.dilations[i]));
+            SmallVector<Value> checks;
+            if (low[i]) {
+              p = b.create<arith::SubIOp>(l, p, index(low[i]));
+              checks.push_back(b.create<arith::CmpIOp>(
+                  l, arith::CmpIPredicate::sge, p, index(0)));
+            }
+            if (high[i])
+              checks.push_back(b.create<arith::CmpIOp>(
+                  l, arith::CmpIPredicate::slt, p, index(extents[i])));
+            for (Value c : checks)
+              inside = inside ? b.create<arith::AndIOp>(l, inside, c) : c;
+            pos =
+                pos ? b.create<arith::AddIOp>(l, scale(pos, extents[i]), p) : p;
+          }
+          pos = b.create<arith::IndexCastOp>(l, b.getI64Type(), pos);
+          Value better = beatsBest(b, l, a[0], pos, a[2], a[3], u);
+          if (inside)
+            better = b.create<arith::AndIOp>(l, inside, better);
+          b.create<linalg::YieldOp>(
+              l, ValueRange{b.create<arith::SelectOp>(l, better, a[0], a[2]),
+                            b.create<arith::SelectOp>(l, better, pos, a[3])});
+        });
+    // An empty plane leaves every index -1 (and must not be divided by).
+    Value idx = generic.getResult(1);
+    if (op.getOrder() == IndexOrder::ColumnMajor && spatial > 1 &&
+        llvm::all_of(extents, [](int64_t e) { return e > 0; }))
+      idx = buildElementwise(
+          rewriter, loc, indexType, idx,
+          [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+            // Row-major coordinates, last dimension first, renumbered with
+            // the first dimension varying fastest; -1 stays -1.
+            Type i64 = b.getI64Type();
+            Value rest = a[0], col;
+            SmallVector<int64_t> strides{1};
+            for (int64_t e : extents.drop_back())
+              strides.push_back(strides.back() * e);
+            for (int64_t i = spatial - 1; i >= 0; --i) {
+              Value c = rest;
+              if (i) {
+                Value e = intConst(b, l, i64, extents[i]);
+                c = b.create<arith::RemSIOp>(l, rest, e);
+                rest = b.create<arith::DivSIOp>(l, rest, e);
+              }
+              Value term = strides[i] == 1
+                               ? c
+                               : b.create<arith::MulIOp>(
+                                     l, c, intConst(b, l, i64, strides[i]));
+              col = col ? b.create<arith::AddIOp>(l, col, term) : term;
+            }
+            Value none = b.create<arith::CmpIOp>(l, arith::CmpIPredicate::slt,
+                                                 a[0], intConst(b, l, i64, 0));
+            return b.create<arith::SelectOp>(l, none, a[0], col);
+          });
+    rewriter.replaceOp(op, {generic.getResult(0), idx});
+    return success();
+  }
+};
+
 /// For each output position along one spatial dimension, how many of its
 /// window's positions lie inside the input, [0, extent).
 SmallVector<int64_t> windowCounts(int64_t outputs, int64_t extent,
@@ -2179,20 +2331,22 @@ struct ConvertNNToLinalg
 } // namespace
 
 void loom::populateNNToLinalgPatterns(RewritePatternSet &patterns) {
-  patterns.add<
-      ExpLowering, LogLowering, SqrtLowering, RsqrtLowering, TanhLowering,
-      ErfLowering, ReciprocalLowering, SigmoidLowering, GeluLowering,
-      NegLowering, AbsLowering, ReluLowering, AddLowering, SubLowering,
-      MulLowering, DivLowering, PowLowering, MaxLowering, MinLowering,
-      CompareLowering, WhereLowering, CastLowering,
-      ElementsLowering<ConstantOp>, ElementsLowering<ParameterOp>,
-      RangeLowering, MatmulLowering, Conv2dLowering, MaxPoolLowering,
-      AvgPoolLowering, ReduceSumLowering, ReduceMaxLowering, ReduceMinLowering,
-      ReduceMeanLowering, GlobalPoolLowering<GlobalAvgPool2dOp>,
-      GlobalPoolLowering<GlobalMaxPool2dOp>, SoftmaxLowering,
-      LogSoftmaxLowering, LayerNormLowering, BatchNormLowering, GatherLowering,
-      CrossEntropyLowering, ReshapeLikeLowering<ReshapeOp>,
-      ReshapeLikeLowering<SqueezeOp>, ReshapeLikeLowering<UnsqueezeOp>,
-      TransposeLowering, BroadcastToLowering, ConcatLowering, SliceLowering,
-      SplitLowering, PadLowering, TriluLowering>(patterns.getContext());
+  patterns
+      .add<ExpLowering, LogLowering, SqrtLowering, RsqrtLowering, TanhLowering,
+           ErfLowering, ReciprocalLowering, SigmoidLowering, GeluLowering,
+           NegLowering, AbsLowering, ReluLowering, AddLowering, SubLowering,
+           MulLowering, DivLowering, PowLowering, MaxLowering, MinLowering,
+           CompareLowering, WhereLowering, CastLowering,
+           ElementsLowering<ConstantOp>, ElementsLowering<ParameterOp>,
+           RangeLowering, MatmulLowering, Conv2dLowering, MaxPoolLowering,
+           MaxPoolWithIndicesLowering, AvgPoolLowering, ReduceSumLowering,
+           ReduceMaxLowering, ReduceMinLowering, ReduceMeanLowering,
+           GlobalPoolLowering<GlobalAvgPool2dOp>,
+           GlobalPoolLowering<GlobalMaxPool2dOp>, SoftmaxLowering,
+           LogSoftmaxLowering, LayerNormLowering, BatchNormLowering,
+           GatherLowering, CrossEntropyLowering, ReshapeLikeLowering<ReshapeOp>,
+           ReshapeLikeLowering<SqueezeOp>, ReshapeLikeLowering<UnsqueezeOp>,
+           TransposeLowering, BroadcastToLowering, ConcatLowering,
+           SliceLowering, SplitLowering, PadLowering, TriluLowering>(
+          patterns.getContext());
 }

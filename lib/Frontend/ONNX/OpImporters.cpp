@@ -214,7 +214,14 @@ LogicalResult importDropout(Node &n) {
     DenseElementsAttr mode;
     if (!matchPattern(n.input(2), m_Constant(&mode)))
       return n.unsupported() << "training_mode must be a constant";
-    if (mode.getNumElements() == 1 && *mode.getValues<bool>().begin())
+    // Training with a constant ratio of 0 drops nothing: the identity too.
+    DenseElementsAttr ratio;
+    bool dropsNothing =
+        n.input(1) && matchPattern(n.input(1), m_Constant(&ratio)) &&
+        ratio.getNumElements() == 1 && isa<FloatType>(ratio.getElementType()) &&
+        (*ratio.getValues<APFloat>().begin()).isZero();
+    if (mode.getNumElements() == 1 && *mode.getValues<bool>().begin() &&
+        !dropsNothing)
       return n.unsupported() << "training mode is not supported at import; "
                                 "training is compiled by loomc --train";
   }
@@ -418,12 +425,47 @@ DenseI64ArrayAttr unlessAll(Node &n, ArrayRef<int64_t> values, int64_t fill) {
   return n.b.getDenseI64ArrayAttr(values);
 }
 
+/// MaxPool with its Indices output: nn.max_pool_with_indices numbers
+/// positions within each (n, c) plane; ONNX's indices are flat over the
+/// whole input, so each plane's offset (n * C + c) * plane is added.
+LogicalResult
+importMaxPoolWithIndices(Node &n, Value x, DenseI64ArrayAttr kernel,
+                         DenseI64ArrayAttr strides, DenseI64ArrayAttr pads,
+                         DenseI64ArrayAttr dilations, BoolAttr ceil) {
+  int64_t storageOrder = n.intAttr("storage_order", 0);
+  if (storageOrder != 0 && storageOrder != 1)
+    return n.error() << "storage_order must be 0 (row-major) or 1 "
+                        "(column-major), got "
+                     << storageOrder;
+  if (failed(n.requireStatic(0, "MaxPool's Indices output")))
+    return failure();
+  auto order = nn::IndexOrderAttr::get(
+      n.b.getContext(),
+      storageOrder ? nn::IndexOrder::ColumnMajor : nn::IndexOrder::RowMajor);
+  ASSIGN_OR_FAIL(pooled,
+                 n.build<nn::MaxPoolWithIndicesOp>(2, x, kernel, strides, pads,
+                                                   dilations, ceil, order));
+  n.results.push_back(pooled[0]);
+  RankedTensorType type = n.typeOf(0);
+  int64_t planes = type.getDimSize(0) * type.getDimSize(1), plane = 1;
+  for (int64_t d : type.getShape().drop_front(2))
+    plane *= d;
+  if (planes == 1 || plane == 0)
+    return done(n, pooled[1]);
+  Type i64 = n.b.getI64Type();
+  ASSIGN_OR_FAIL(starts,
+                 n.make<nn::RangeOp>(n.b.getIntegerAttr(i64, 0),
+                                     n.b.getIntegerAttr(i64, planes * plane),
+                                     n.b.getIntegerAttr(i64, plane)));
+  SmallVector<int64_t> shape(type.getRank(), 1);
+  shape[0] = type.getDimSize(0);
+  shape[1] = type.getDimSize(1);
+  ASSIGN_OR_FAIL(offsets, n.reshape(starts, shape));
+  return done(n, n.make<nn::AddOp>(pooled[1], offsets));
+}
+
 template <typename OpTy> LogicalResult importPool(Node &n) {
   ASSIGN_OR_FAIL(x, n.required(0, "X"));
-  if (n.hasOutput(1))
-    return n.unsupported() << "the Indices output is not supported";
-  if (n.intAttr("storage_order", 0) != 0)
-    return n.unsupported() << "column-major storage_order is not supported";
   ASSIGN_OR_FAIL(win, window(n, n.typeOf(0), n.intsAttr("kernel_shape")));
   auto kernel = n.b.getDenseI64ArrayAttr(win.kernel);
   DenseI64ArrayAttr strides = unlessAll(n, win.strides, 1),
@@ -431,6 +473,10 @@ template <typename OpTy> LogicalResult importPool(Node &n) {
                     dilations = unlessAll(n, win.dilations, 1);
   BoolAttr ceil = n.b.getBoolAttr(n.intAttr("ceil_mode", 0) != 0);
   if constexpr (std::is_same_v<OpTy, nn::MaxPoolOp>) {
+    // storage_order only numbers the Indices output.
+    if (n.hasOutput(1))
+      return importMaxPoolWithIndices(n, x, kernel, strides, pads, dilations,
+                                      ceil);
     return done(
         n, n.make<nn::MaxPoolOp>(x, kernel, strides, pads, dilations, ceil));
   } else {
@@ -569,8 +615,14 @@ LogicalResult importLayerNorm(Node &n) {
 }
 
 LogicalResult importBatchNorm(Node &n) {
-  if (n.intAttr("training_mode", 0) != 0 || n.numOutputs() > 1)
-    return n.unsupported() << "training mode is not supported (inference only)";
+  // From opset 14 training_mode selects training; before, asking for the
+  // statistics outputs did (with other outputs than now).
+  if (n.opset < 14 && n.numOutputs() > 1)
+    return n.unsupported() << "training mode is not supported before opset 14";
+  bool training = n.intAttr("training_mode", 0) != 0;
+  if (!training && n.numOutputs() > 1)
+    return n.error() << "running_mean and running_var are outputs of "
+                        "training mode only";
   static const StringRef names[] = {"X", "scale", "B", "input_mean",
                                     "input_var"};
   SmallVector<Value> in;
@@ -578,9 +630,41 @@ LogicalResult importBatchNorm(Node &n) {
     ASSIGN_OR_FAIL(v, n.required(i, name));
     in.push_back(v);
   }
-  return done(n, n.make<nn::BatchNormOp>(
-                     in[0], in[1], in[2], in[3], in[4],
-                     n.b.getF64FloatAttr(n.floatAttr("epsilon", 1e-5f))));
+  FloatAttr epsilon = n.b.getF64FloatAttr(n.floatAttr("epsilon", 1e-5f));
+  if (!training)
+    return done(
+        n, n.make<nn::BatchNormOp>(in[0], in[1], in[2], in[3], in[4], epsilon));
+  // Training normalises with the batch's statistics: the mean and biased
+  // variance over every dimension but 1 (channels), which also update the
+  // running ones: running = input * momentum + current * (1 - momentum).
+  RankedTensorType type = n.typeOf(0);
+  if (type.getRank() < 2)
+    return n.error() << "X must have rank 2 or more (N, C, ...)";
+  Type element = type.getElementType();
+  SmallVector<int64_t> axes, channels = {type.getDimSize(1)};
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    if (d != 1)
+      axes.push_back(d);
+  ASSIGN_OR_FAIL(mean, n.make<nn::ReduceMeanOp>(in[0], axes, true));
+  ASSIGN_OR_FAIL(centered, n.make<nn::SubOp>(in[0], mean));
+  ASSIGN_OR_FAIL(squared, n.make<nn::MulOp>(centered, centered));
+  ASSIGN_OR_FAIL(variance, n.make<nn::ReduceMeanOp>(squared, axes, true));
+  ASSIGN_OR_FAIL(batchMean, n.reshape(mean, channels));
+  ASSIGN_OR_FAIL(batchVar, n.reshape(variance, channels));
+  ASSIGN_OR_FAIL(y, n.make<nn::BatchNormOp>(in[0], in[1], in[2], batchMean,
+                                            batchVar, epsilon));
+  n.results.push_back(y);
+  double momentum = n.floatAttr("momentum", 0.9f);
+  Value keep = n.scalar(element, momentum),
+        take = n.scalar(element, 1 - momentum);
+  for (auto [running, current] :
+       {std::pair{in[3], batchMean}, std::pair{in[4], batchVar}}) {
+    ASSIGN_OR_FAIL(kept, n.make<nn::MulOp>(running, keep));
+    ASSIGN_OR_FAIL(taken, n.make<nn::MulOp>(current, take));
+    ASSIGN_OR_FAIL(updated, n.make<nn::AddOp>(kept, taken));
+    n.results.push_back(updated);
+  }
+  return success();
 }
 
 //===----------------------------------------------------------------------===//

@@ -324,6 +324,33 @@ func.func @max_pool_dilated_padding(%a: tensor<1x3x8x8xf32>) {
 
 // -----
 
+// nn.max_pool_with_indices checks its window as nn.max_pool does.
+func.func @max_pool_with_indices_padding(%a: tensor<1x3x8x8xf32>) {
+  // expected-error@+1 {{padding must be smaller than the window extent}}
+  %0:2 = nn.max_pool_with_indices %a {kernel = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 2>} : tensor<1x3x8x8xf32> -> tensor<1x3x7x9xf32>, tensor<1x3x7x9xi64>
+  return
+}
+
+// -----
+
+func.func @max_pool_with_indices_rank(%a: tensor<8x8xf32>) {
+  // expected-error@+2 {{failed to infer returned types}}
+  // expected-error@+1 {{input must have rank 3 to 5 (N, C and 1 to 3 spatial dimensions), got rank 2}}
+  %0:2 = nn.max_pool_with_indices %a {kernel = array<i64: 2>} : tensor<8x8xf32> -> tensor<8x4xf32>, tensor<8x4xi64>
+  return
+}
+
+// -----
+
+// The indices are i64.
+func.func @max_pool_with_indices_i32(%a: tensor<1x3x8x8xf32>) {
+  // expected-error@+1 {{result #1 must be ranked tensor of 64-bit signless integer values, but got 'tensor<1x3x4x4xi32>'}}
+  %0:2 = nn.max_pool_with_indices %a {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : tensor<1x3x8x8xf32> -> tensor<1x3x4x4xf32>, tensor<1x3x4x4xi32>
+  return
+}
+
+// -----
+
 // The end padding counts too, along every spatial dimension.
 func.func @avg_pool_padding(%a: tensor<1x3x8x8xf32>) {
   // expected-error@+1 {{padding must be smaller than the window extent}}

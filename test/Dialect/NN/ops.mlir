@@ -115,6 +115,11 @@ func.func @contractions(%a: tensor<2x4x16xf32>, %w: tensor<16x8xf32>, %img: tens
   %8 = nn.max_pool %seq {kernel = array<i64: 3>, padding = array<i64: 1, 1>} : tensor<1x4x8xf32> -> tensor<1x4x8xf32>
   // CHECK: nn.avg_pool %{{.*}} {ceil_mode = true, dilations = array<i64: 2, 1, 1>, kernel = array<i64: 2, 2, 2>, strides = array<i64: 1, 2, 2>} : tensor<1x4x4x4x4xf32> -> tensor<1x4x2x2x2xf32>
   %9 = nn.avg_pool %vol {kernel = array<i64: 2, 2, 2>, strides = array<i64: 1, 2, 2>, dilations = array<i64: 2, 1, 1>, ceil_mode = true} : tensor<1x4x4x4x4xf32> -> tensor<1x4x2x2x2xf32>
+  // The order of the indices is printed only when it is not row-major.
+  // CHECK: nn.max_pool_with_indices %{{.*}} {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : tensor<1x4x8x8xf32> -> tensor<1x4x4x4xf32>, tensor<1x4x4x4xi64>
+  %10:2 = nn.max_pool_with_indices %img {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : tensor<1x4x8x8xf32> -> tensor<1x4x4x4xf32>, tensor<1x4x4x4xi64>
+  // CHECK: nn.max_pool_with_indices %{{.*}} order = column_major {kernel = array<i64: 3>, padding = array<i64: 1, 1>} : tensor<1x4x8xf32> -> tensor<1x4x8xf32>, tensor<1x4x8xi64>
+  %11:2 = nn.max_pool_with_indices %seq order = column_major {kernel = array<i64: 3>, padding = array<i64: 1, 1>} : tensor<1x4x8xf32> -> tensor<1x4x8xf32>, tensor<1x4x8xi64>
   // CHECK: nn.global_avg_pool2d %{{.*}} : tensor<1x4x8x8xf32> -> tensor<1x4x1x1xf32>
   %6 = nn.global_avg_pool2d %img : tensor<1x4x8x8xf32> -> tensor<1x4x1x1xf32>
   // CHECK: nn.global_max_pool2d %{{.*}} : tensor<1x4x8x8xf32> -> tensor<1x4x1x1xf32>
