@@ -213,13 +213,17 @@ void gemm2d(Desc<T, 2> *a, Desc<T, 2> *b, Desc<T, 2> *c, int32_t transB,
   });
 }
 
+constexpr int64_t kPackedMinDepth = 64;
+
 /// gemm2d for a B that stays unchanged at its address while the program is
 /// loaded (a parameter): through the packed kernel where it runs.
 void gemm2dConstB(Desc<float, 2> *a, Desc<float, 2> *b, Desc<float, 2> *c,
                   int32_t transB, int32_t accumulate) {
   int64_t m = c->sizes[0], n = c->sizes[1], k = a->sizes[1];
-  if (!packed::available() || m == 0 || n == 0 || a->strides[1] != 1 ||
-      c->strides[1] != 1 || (m > 1 && c->strides[0] < n))
+  // Short dot products spend the tile's time on loading and storing C:
+  // OpenBLAS's small-matrix kernels do better there.
+  if (!packed::available() || m == 0 || n == 0 || k < kPackedMinDepth ||
+      a->strides[1] != 1 || c->strides[1] != 1 || (m > 1 && c->strides[0] < n))
     return gemm2d(a, b, c, transB, accumulate);
   const float *pb = b->aligned + b->offset;
   const packed::PackedB *weights =

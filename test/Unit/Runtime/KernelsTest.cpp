@@ -533,7 +533,8 @@ TEST(ConstBGemmTest, EdgesOfTheTiles) {
   ConstBGuard constB;
   const int64_t ms[] = {1, 11, 12, 13, 97};
   const int64_t ns[] = {1, 15, 16, 17, 32, 33, 70};
-  const int64_t ks[] = {1, 5, 256, 257, 600};
+  // (Depths below 64 take BLAS.)
+  const int64_t ks[] = {1, 5, 64, 256, 257, 600};
   for (int64_t m : ms)
     for (int64_t n : ns)
       for (int64_t k : ks)
@@ -573,18 +574,19 @@ TEST(ConstBGemmTest, PackingLastsUntilForgotten) {
     GTEST_SKIP() << "no AVX-512F: the constant-B kernel is BLAS";
   // The contract: B does not change while its packing is cached; freeing
   // the program (forgetRange) drops the packing.
-  std::vector<float> a(3 * 2, 1.0f), b(2 * 2, 1.0f), c(3 * 2, 0.0f);
-  Desc<float, 2> da{a.data(), a.data(), 0, {3, 2}, {2, 1}};
-  Desc<float, 2> db{b.data(), b.data(), 0, {2, 2}, {2, 1}};
+  const int64_t k = 64; // deep enough for the packed kernel
+  std::vector<float> a(3 * k, 1.0f), b(k * 2, 1.0f), c(3 * 2, 0.0f);
+  Desc<float, 2> da{a.data(), a.data(), 0, {3, k}, {k, 1}};
+  Desc<float, 2> db{b.data(), b.data(), 0, {k, 2}, {2, 1}};
   Desc<float, 2> dc{c.data(), c.data(), 0, {3, 2}, {2, 1}};
   _mlir_ciface_loom_kernel_gemm_const_b_f32(&da, &db, &dc, 0, 0);
-  EXPECT_EQ(c[0], 2.0f);
+  EXPECT_EQ(c[0], 64.0f);
   std::fill(b.begin(), b.end(), 5.0f);
   _mlir_ciface_loom_kernel_gemm_const_b_f32(&da, &db, &dc, 0, 0);
-  EXPECT_EQ(c[0], 2.0f) << "the packing was rebuilt although B is constant";
+  EXPECT_EQ(c[0], 64.0f) << "the packing was rebuilt although B is constant";
   loom::rt::packed::forgetRange(b.data(), b.size() * sizeof(float));
   _mlir_ciface_loom_kernel_gemm_const_b_f32(&da, &db, &dc, 0, 0);
-  EXPECT_EQ(c[0], 10.0f);
+  EXPECT_EQ(c[0], 320.0f);
   loom::rt::packed::forgetRange(b.data(), b.size() * sizeof(float));
 }
 
