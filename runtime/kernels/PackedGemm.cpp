@@ -12,6 +12,7 @@
 #include "PackedGemm.h"
 
 #include <immintrin.h>
+#include <sys/mman.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -49,6 +50,22 @@ bool available() {
 
 namespace {
 
+/// 64-byte aligned memory for packed weights; large ones on 2 MiB pages
+/// (the kernel streams them, and 4 KiB pages cost a page walk every 4 KiB).
+void *allocateWeights(size_t &bytes) {
+  constexpr size_t kHugePage = size_t(2) << 20;
+  const char *env = std::getenv("LOOM_HUGE_PAGES");
+  if (bytes >= kHugePage / 4 && !(env && std::strcmp(env, "0") == 0)) {
+    size_t huge = (bytes + kHugePage - 1) & ~(kHugePage - 1);
+    if (void *p = std::aligned_alloc(kHugePage, huge)) {
+      ::madvise(p, huge, MADV_HUGEPAGE);
+      bytes = huge;
+      return p;
+    }
+  }
+  return std::aligned_alloc(64, bytes);
+}
+
 /// Packs B into `packed`, reusing its buffer when it is large enough.
 bool packInto(PackedB &packed, const float *b, int64_t k, int64_t n,
               int64_t strideK, int64_t strideN) {
@@ -56,7 +73,7 @@ bool packInto(PackedB &packed, const float *b, int64_t k, int64_t n,
   size_t bytes = size_t(k) * size_t(panels) * kNR * sizeof(float);
   bytes = (bytes + 63) / 64 * 64;
   if (!packed.data || packed.capacity < bytes) {
-    packed.data.reset(static_cast<float *>(std::aligned_alloc(64, bytes)));
+    packed.data.reset(static_cast<float *>(allocateWeights(bytes)));
     packed.capacity = packed.data ? bytes : 0;
     if (!packed.data)
       return false;
