@@ -4,6 +4,7 @@
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/Verifier.h"
+#include "llvm/ADT/APSInt.h"
 
 using namespace mlir;
 using namespace loom;
@@ -179,8 +180,13 @@ Value NodeImporter::splat(RankedTensorType type, double value) {
   } else if (element.isInteger(1)) {
     attr = DenseElementsAttr::get(type, value != 0);
   } else {
-    attr = DenseElementsAttr::get(
-        type, APInt(element.getIntOrFloatBitWidth(), int64_t(value), true));
+    // Toward zero, saturating at the type's range (NaN is 0): attribute
+    // values come from the model and may not fit.
+    llvm::APSInt result(element.getIntOrFloatBitWidth(),
+                        element.isUnsignedInteger());
+    bool exact;
+    APFloat(value).convertToInteger(result, APFloat::rmTowardZero, &exact);
+    attr = DenseElementsAttr::get(type, APInt(result));
   }
   return b.create<nn::ConstantOp>(loc, cast<ElementsAttr>(attr));
 }
