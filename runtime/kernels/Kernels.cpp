@@ -11,7 +11,6 @@
 #include "PackedGemm.h"
 
 #include <cblas.h>
-#include <sys/mman.h>
 
 #include <atomic>
 #include <chrono>
@@ -313,17 +312,14 @@ public:
         }
       }
     }
+    // Large buffers on 2 MiB pages (the cache keys them by requested size).
     void *p = nullptr;
-    if (size >= kHugeThreshold && hugePages()) {
-      // Large buffers on 2 MiB pages: GEMMs and loops over megabytes of
-      // activations otherwise spend their time in page walks.
-      size_t huge = (size + kHugePage - 1) & ~(kHugePage - 1);
-      p = std::aligned_alloc(kHugePage, huge);
-      if (p)
-        ::madvise(p, huge, MADV_HUGEPAGE);
-    } else {
-      p = std::aligned_alloc(alignment, size);
+    if (size >= kHugeThreshold && alignment <= (size_t(2) << 20)) {
+      size_t huge = size;
+      p = packed::allocateHugePages(huge);
     }
+    if (!p)
+      p = std::aligned_alloc(alignment, size);
     if (!p)
       return nullptr;
     std::lock_guard<std::mutex> lock(mutex);
@@ -353,15 +349,7 @@ public:
 
 private:
   static constexpr size_t kMaxCachedBytes = size_t(8) << 30;
-  static constexpr size_t kHugePage = size_t(2) << 20;
   static constexpr size_t kHugeThreshold = size_t(1) << 20;
-  static bool hugePages() {
-    static const bool on = [] {
-      const char *env = std::getenv("LOOM_HUGE_PAGES");
-      return !(env && std::strcmp(env, "0") == 0);
-    }();
-    return on;
-  }
   std::mutex mutex;
   std::unordered_map<void *, size_t> live;
   std::unordered_map<size_t, std::vector<void *>> freeBlocks;

@@ -37,6 +37,23 @@ struct PackedB {
   std::unique_ptr<float, decltype(&std::free)> data{nullptr, &std::free};
 };
 
+void *allocateHugePages(size_t &bytes) {
+  constexpr size_t kHugePage = size_t(2) << 20;
+  static const bool on = [] {
+    const char *env = std::getenv("LOOM_HUGE_PAGES");
+    return !(env && std::strcmp(env, "0") == 0);
+  }();
+  if (!on || bytes > SIZE_MAX - kHugePage)
+    return nullptr;
+  size_t huge = (bytes + kHugePage - 1) & ~(kHugePage - 1);
+  void *p = std::aligned_alloc(kHugePage, huge);
+  if (p) {
+    ::madvise(p, huge, MADV_HUGEPAGE);
+    bytes = huge;
+  }
+  return p;
+}
+
 bool available() {
   static const bool ok = [] {
     const char *env = std::getenv("LOOM_PACKED_GEMM");
@@ -53,16 +70,9 @@ namespace {
 /// 64-byte aligned memory for packed weights; large ones on 2 MiB pages
 /// (the kernel streams them, and 4 KiB pages cost a page walk every 4 KiB).
 void *allocateWeights(size_t &bytes) {
-  constexpr size_t kHugePage = size_t(2) << 20;
-  const char *env = std::getenv("LOOM_HUGE_PAGES");
-  if (bytes >= kHugePage / 4 && !(env && std::strcmp(env, "0") == 0)) {
-    size_t huge = (bytes + kHugePage - 1) & ~(kHugePage - 1);
-    if (void *p = std::aligned_alloc(kHugePage, huge)) {
-      ::madvise(p, huge, MADV_HUGEPAGE);
-      bytes = huge;
+  if (bytes >= (size_t(512) << 10))
+    if (void *p = allocateHugePages(bytes))
       return p;
-    }
-  }
   return std::aligned_alloc(64, bytes);
 }
 

@@ -33,6 +33,12 @@ const PackedB *packedWeights(const float *b, int64_t k, int64_t n,
 void gemm(int64_t m, const float *a, int64_t lda, const PackedB *b, float *c,
           int64_t ldc, bool accumulate);
 
+/// `bytes` or more, rounded up to whole 2 MiB pages (`bytes` is updated),
+/// 2 MiB-aligned and advised onto transparent huge pages: large buffers on
+/// 4 KiB pages cost a page walk every 4 KiB. Null when huge pages are off
+/// (LOOM_HUGE_PAGES=0) or memory is short; free with std::free.
+void *allocateHugePages(size_t &bytes);
+
 /// Drops the packings of weights inside [begin, begin + bytes): their
 /// memory is about to be freed and its address may be reused.
 void forgetRange(const void *begin, size_t bytes);
