@@ -568,11 +568,7 @@ OpFoldResult CastOp::fold(FoldAdaptor a) {
   Type from = in.getElementType();
   // 8-bit floats round and saturate as ONNX says, which APFloat does not;
   // 4-bit integers clamp.
-  auto storageOnly = [](Type t) {
-    return (isa<FloatType>(t) && t.getIntOrFloatBitWidth() == 8) ||
-           (isa<IntegerType>(t) && t.getIntOrFloatBitWidth() == 4);
-  };
-  if (storageOnly(from) || storageOnly(to))
+  if (isStorageOnlyType(from) || isStorageOnlyType(to))
     return {};
   auto convert = [&](Attribute element) -> Attribute {
     if (auto f = dyn_cast<FloatAttr>(element)) {

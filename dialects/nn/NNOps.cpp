@@ -131,6 +131,12 @@ LogicalResult checkWindow(Loc loc, size_t spatial, ArrayRef<int64_t> strides,
 // Shared helpers
 //===----------------------------------------------------------------------===//
 
+bool loom::nn::isStorageOnlyType(Type t) {
+  return isa<Float8E4M3FNType, Float8E4M3FNUZType, Float8E5M2Type,
+             Float8E5M2FNUZType>(t) ||
+         t.isInteger(4);
+}
+
 LogicalResult loom::nn::inferBroadcastResult(Loc loc, TypeRange operandTypes,
                                              Type elementType, Types &results) {
   SmallVector<int64_t> shape;

@@ -32,7 +32,6 @@ int64_t panelsOf(int64_t n) { return (n + kNR - 1) / kNR; }
 
 struct PackedB {
   int64_t k = 0, n = 0;
-  size_t capacity = 0; // bytes allocated at data
   // [k block][panel][row of the block][kNR], 64-byte aligned.
   std::unique_ptr<float, decltype(&std::free)> data{nullptr, &std::free};
 };
@@ -76,21 +75,19 @@ void *allocateWeights(size_t &bytes) {
   return std::aligned_alloc(64, bytes);
 }
 
-/// Packs B into `packed`, reusing its buffer when it is large enough.
-bool packInto(PackedB &packed, const float *b, int64_t k, int64_t n,
-              int64_t strideK, int64_t strideN) {
+/// B packed into panels; null if out of memory.
+std::unique_ptr<PackedB> pack(const float *b, int64_t k, int64_t n,
+                              int64_t strideK, int64_t strideN) {
+  auto packed = std::make_unique<PackedB>();
   int64_t panels = panelsOf(n);
   size_t bytes = size_t(k) * size_t(panels) * kNR * sizeof(float);
   bytes = (bytes + 63) / 64 * 64;
-  if (!packed.data || packed.capacity < bytes) {
-    packed.data.reset(static_cast<float *>(allocateWeights(bytes)));
-    packed.capacity = packed.data ? bytes : 0;
-    if (!packed.data)
-      return false;
-  }
-  packed.k = k;
-  packed.n = n;
-  float *out = packed.data.get();
+  packed->data.reset(static_cast<float *>(allocateWeights(bytes)));
+  if (!packed->data)
+    return nullptr;
+  packed->k = k;
+  packed->n = n;
+  float *out = packed->data.get();
   for (int64_t k0 = 0; k0 < k; k0 += kKC) {
     int64_t kc = std::min(kKC, k - k0);
     for (int64_t panel = 0; panel < panels; ++panel) {
@@ -103,14 +100,6 @@ bool packInto(PackedB &packed, const float *b, int64_t k, int64_t n,
         }
     }
   }
-  return true;
-}
-
-std::unique_ptr<PackedB> pack(const float *b, int64_t k, int64_t n,
-                              int64_t strideK, int64_t strideN) {
-  auto packed = std::make_unique<PackedB>();
-  if (!packInto(*packed, b, k, n, strideK, strideN))
-    return nullptr;
   return packed;
 }
 

@@ -242,7 +242,7 @@ bool isInt4(Type t) { return t.isInteger(4); }
 /// when `t` is computed on as it is.
 Type storageOf(Type t) {
   MLIRContext *ctx = t.getContext();
-  if (isFloat8(t) || isInt4(t))
+  if (isStorageOnlyType(t))
     return IntegerType::get(ctx, 8);
   if (t.isUnsignedInteger())
     return IntegerType::get(ctx, t.getIntOrFloatBitWidth());

@@ -333,11 +333,11 @@ LogicalResult GraphImporter::checkStorageOnly(const onnx::NodeProto &node,
   for (auto [k, v] : llvm::enumerate(inputs)) {
     if (!v)
       continue;
-    StringRef name = storageOnlyName(getElementTypeOrSelf(v.getType()));
-    if (!name.empty())
+    Type element = getElementTypeOrSelf(v.getType());
+    if (nn::isStorageOnlyType(element))
       return state.unsupportedError(loc)
              << "input #" << k << " ('" << node.input(k) << "') has data type "
-             << name
+             << storageOnlyName(element)
              << ", which Loom only converts (Cast) and moves; cast it to a "
                 "computable type first";
   }

@@ -17,6 +17,11 @@
 
 namespace loom::nn {
 
+/// Whether `t` is a storage-only element type (an 8-bit float or a 4-bit
+/// integer): nn.cast converts it and the data-movement ops move it, nothing
+/// computes on it.
+bool isStorageOnlyType(mlir::Type t);
+
 /// Infers the numpy/ONNX broadcast of `operandTypes` with `elementType`;
 /// emits an error at `loc` (if given) when the shapes do not broadcast.
 mlir::LogicalResult
