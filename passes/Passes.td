@@ -78,4 +78,105 @@ def NNPrintShardingRules : Pass<"nn-print-sharding-rules"> {
   }];
 }
 
+//===----------------------------------------------------------------------===//
+// Distribution
+//===----------------------------------------------------------------------===//
+
+def DistApplyStrategy : Pass<"dist-apply-strategy", "mlir::ModuleOp"> {
+  let summary = "Annotate a model with a parallelisation strategy";
+  let description = [{
+    Writes the layouts a strategy implies onto the public functions, for
+    -dist-propagate-sharding to spread. The mesh is the module's `dist.mesh`
+    (created from `mesh` when there is none; `loomc --mesh` creates it with
+    the links of the cluster description).
+
+    - `data`: the batch (dimension 0 of every input whose dimension 0 equals
+      the first input's) is split over all mesh axes; parameters stay whole.
+    - `megatron`: matmuls against 2-D parameters are paired column-then-row
+      over the axis named `tp`: a matmul whose left operand depends (through
+      anything but another parameter matmul or a layer norm) only on
+      not-yet-paired column matmuls is a row matmul, and those are its
+      columns (an MLP's two layers; attention's Q, K, V and output
+      projection, whose heads then follow from propagation through the
+      reshapes). Column weights are split along their second
+      dimension over `tp`, row weights along their first; unpaired matmuls
+      stay whole. The batch is split over
+      the remaining axes, as for `data`.
+
+    Inputs whose batch does not divide by its axes are an error naming the
+    input, the dimension and the axes.
+  }];
+  let options = [
+    Option<"strategy", "strategy", "std::string", /*default=*/"\"data\"",
+           "data or megatron">,
+    Option<"meshSpec", "mesh", "std::string", /*default=*/"\"\"",
+           "Axes as NAME=SIZE,... when the module has no dist.mesh">
+  ];
+  let dependentDialects = ["::loom::dist::DistDialect"];
+}
+
+def DistPropagateSharding : Pass<"dist-propagate-sharding", "mlir::ModuleOp"> {
+  let summary = "Spread layouts through every op by its sharding rule";
+  let description = [{
+    From the layouts written on function arguments and results,
+    `dist.annotate` ops and `dist.shardings` already on ops, carries mesh
+    axes through each op's sharding rule, forwards and backwards, until
+    nothing changes; then records a layout for every op result
+    (`dist.shardings`) and for arguments and results that are split. A
+    reduction factor that ends up split makes the result partial.
+
+    Conflicts are resolved by priority: layouts a user wrote beat propagated
+    ones; then operands beat results; then the earlier operand. Each
+    conflict is reported as a remark on the op naming the factor, the
+    tensors and the layout kept. Factors the rule marks replicated are
+    never split.
+  }];
+  let dependentDialects = ["::loom::dist::DistDialect"];
+}
+
+def DistInsertReshards : Pass<"dist-insert-reshards", "mlir::ModuleOp"> {
+  let summary = "Insert a dist.reshard wherever a consumer needs another layout";
+  let description = [{
+    Derives each op's factor split from its result layouts and its rule, and
+    inserts `dist.reshard` before operands whose layout differs from what
+    the op needs (a partial sum before a consumer, a split softmax axis, a
+    matmul's contracted dimension split differently on its operands), before
+    `dist.annotate` and before the return when a result layout differs.
+  }];
+  let dependentDialects = ["::loom::dist::DistDialect"];
+}
+
+def DistPartition : Pass<"dist-partition", "mlir::ModuleOp"> {
+  let summary = "Rewrite a laid-out function into the program of one device";
+  let description = [{
+    Gives every value the type of one device's block, rewrites the
+    attributes that spell shapes (reshape, broadcast, slice sizes,
+    convolution groups), removes annotations, cuts parameters, non-splat
+    constants and ranges with `dist.take_shard`, and marks the function
+    `dist.spmd`. Reshards keep their layouts with per-device types.
+  }];
+  let dependentDialects = ["::loom::dist::DistDialect"];
+}
+
+def DistLowerReshards : Pass<"dist-lower-reshards", "mlir::ModuleOp"> {
+  let summary = "Turn per-device reshards into collectives";
+  let description = [{
+    Partial axes the target drops become a reduce-scatter (when the target
+    splits a dimension by them next) or an all-reduce; axes a dimension
+    loses become an all-to-all (when another dimension takes the axis) or an
+    all-gather; axes a dimension gains become `dist.take_shard`.
+  }];
+}
+
+def DistSimplifyCollectives : Pass<"dist-simplify-collectives"> {
+  let summary = "Merge and cancel redundant collectives";
+  let description = [{
+    Removes collectives over one device, cancels all_gather/take_shard pairs
+    of one block, turns all_reduce + take_shard into reduce_scatter and
+    all_gather + take_shard along another dimension into all_to_all, and
+    merges consecutive all_reduces (and all_gathers or take_shards of one
+    dimension) into one over both groups.
+  }];
+}
+
 #endif // LOOM_PASSES

@@ -45,7 +45,7 @@ void loom::dist::printF64(AsmPrinter &printer, const APFloat &value) {
 //===----------------------------------------------------------------------===//
 
 static LogicalResult verifyShardingOn(Operation *op, Attribute attr, Type type,
-                                      const Twine &where) {
+                                      const Twine &where, bool local = false) {
   auto sharding = dyn_cast<ShardingAttr>(attr);
   if (!sharding)
     return op->emitError() << "'"
@@ -53,6 +53,18 @@ static LogicalResult verifyShardingOn(Operation *op, Attribute attr, Type type,
                            << "' on " << where
                            << " must be a #dist.sharding, got " << attr;
   SymbolTableCollection symbols;
+  // In a partitioned function the type is one device's block: check the
+  // layout against the global type it is a block of.
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  auto mesh = symbols.lookupNearestSymbolFrom<MeshOp>(op, sharding.getMesh());
+  if (local && tensor && mesh &&
+      (int64_t)sharding.getDims().size() == tensor.getRank()) {
+    SmallVector<int64_t> global(tensor.getShape());
+    for (auto [d, dim] : llvm::enumerate(sharding.getDims()))
+      if (!ShapedType::isDynamic(global[d]))
+        global[d] *= mesh.getGroupSize(dim.getAxes());
+    type = tensor.clone(global);
+  }
   return verifySharding(sharding, type, op, symbols, [&] {
     return op->emitError() << "invalid sharding of " << where << ": ";
   });
@@ -70,6 +82,12 @@ LogicalResult DistDialect::verifyOperationAttribute(Operation *op,
       if (failed(verifyShardingOn(op, sharding, op->getResult(i).getType(),
                                   "result #" + Twine(i))))
         return failure();
+    return success();
+  }
+  if (attr.getName() == kSPMDAttrName) {
+    if (!isa<FunctionOpInterface>(op) || !isa<UnitAttr>(attr.getValue()))
+      return op->emitError()
+             << "'" << kSPMDAttrName << "' is a unit attribute of functions";
     return success();
   }
   if (attr.getName() == ShardingAttrHelper::getNameStr())
@@ -95,7 +113,8 @@ static LogicalResult verifyRegionAttr(Operation *op, unsigned index,
   Type type =
       result ? fn.getResultTypes()[index] : fn.getArgumentTypes()[index];
   return verifyShardingOn(op, attr.getValue(), type,
-                          Twine(what) + " #" + Twine(index));
+                          Twine(what) + " #" + Twine(index),
+                          /*local=*/op->hasAttr(kSPMDAttrName));
 }
 
 LogicalResult DistDialect::verifyRegionArgAttribute(Operation *op,

@@ -307,3 +307,63 @@ CollectivePermuteOp::verifySymbolUses(SymbolTableCollection &symbols) {
   }
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// ReshardOp, TakeShardOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReshardOp::verify() {
+  ShardingAttr from = getFrom(), to = getTo();
+  if (from.getMesh() != to.getMesh())
+    return emitOpError("cannot move between meshes ")
+           << from.getMesh() << " and " << to.getMesh();
+  if (getInput().getType().getElementType() !=
+      getResult().getType().getElementType())
+    return emitOpError("changes the element type");
+  for (StringAttr axis : to.getPartialAxes())
+    if (!llvm::is_contained(from.getPartialAxes(), axis))
+      return emitOpError("cannot make a value partial along ")
+             << axis << " that is not partial along it already";
+  if (!to.getPartialAxes().empty() &&
+      from.getPartialKind() != to.getPartialKind())
+    return emitOpError("cannot change the kind of a partial value");
+  return success();
+}
+
+LogicalResult ReshardOp::verifySymbolUses(SymbolTableCollection &symbols) {
+  RankedTensorType input = getInput().getType(), result = getResult().getType();
+  auto prefix = [&] { return emitOpError(); };
+  if (input == result)
+    return failure(
+        failed(verifySharding(getFrom(), input, *this, symbols, prefix)) ||
+        failed(verifySharding(getTo(), result, *this, symbols, prefix)));
+  // Per-device types: both must be blocks of one global shape.
+  MeshOp mesh =
+      symbols.lookupNearestSymbolFrom<MeshOp>(*this, getFrom().getMesh());
+  if (!mesh)
+    return emitOpError("unknown mesh ") << getFrom().getMesh();
+  if (input.getRank() != result.getRank() ||
+      (int64_t)getFrom().getDims().size() != input.getRank() ||
+      (int64_t)getTo().getDims().size() != input.getRank())
+    return emitOpError("operand, result and layouts must have one rank");
+  for (int64_t d = 0; d < input.getRank(); ++d) {
+    int64_t in = input.getDimSize(d) *
+                 mesh.getGroupSize(getFrom().getDims()[d].getAxes());
+    int64_t out = result.getDimSize(d) *
+                  mesh.getGroupSize(getTo().getDims()[d].getAxes());
+    if (in != out)
+      return emitOpError("dimension ")
+             << d << " is " << in << " globally before and " << out
+             << " after the reshard";
+  }
+  return success();
+}
+
+LogicalResult TakeShardOp::verifySymbolUses(SymbolTableCollection &symbols) {
+  auto group = verifyGroup(*this, getMeshAttr(), getMeshAxes(), symbols);
+  if (failed(group) ||
+      failed(checkDim(*this, getDim(), getInput().getType().getRank(), "dim")))
+    return failure();
+  return checkScaledDim(*this, getInput().getType(), getResult().getType(),
+                        getDim(), *group, /*multiply=*/false);
+}

@@ -57,6 +57,68 @@ def Dist_AnnotateOp : Dist_Op<"annotate", [Pure, AllTypesMatch<["input", "result
   let assemblyFormat = "$input $sharding attr-dict `:` type($input)";
 }
 
+def Dist_ReshardOp : Dist_Op<"reshard", [Pure,
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "change how a value is laid out over the mesh";
+  let description = [{
+    The value is unchanged; its layout goes from `from` to `to`. Propagation
+    and reshard insertion put one wherever a consumer needs a layout its
+    producer does not have; `-dist-lower-reshards` turns it into collectives
+    (a partial value into an all-reduce or reduce-scatter, a split dimension
+    made whole into an all-gather, a split moved between dimensions into an
+    all-to-all, a whole dimension split into `dist.take_shard`).
+
+    In a global program operand and result have the global type. After
+    `-dist-partition` they have the per-device types of the two layouts.
+
+    ```mlir
+  }] # "  %y = dist.reshard %x <@m, [{}, {}], partial = {\"tp\"}> -> <@m, [{}, {}]>\n"
+     # "      : tensor<8x64xf32> -> tensor<8x64xf32>\n" # [{
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input, Dist_ShardingAttr:$from,
+                       Dist_ShardingAttr:$to);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $input $from `->` $to attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$input, "ShardingAttr":$from,
+                   "ShardingAttr":$to), [{
+      build($_builder, $_state, input.getType(), input, from, to);
+    }]>
+  ];
+}
+
+def Dist_TakeShardOp : Dist_Op<"take_shard", [Pure,
+    SameOperandsAndResultElementType,
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "keep this device's block of a dimension (no communication)";
+  let description = [{
+    The operand is the same on every device of the group (replicated along
+    `mesh_axes`); each keeps block `i` of dimension `dim`, where `i` is its
+    index in the group (first axis major). The inverse of `dist.all_gather`.
+
+    ```mlir
+    %y = dist.take_shard %x over @m ["tp"] dim = 1 : tensor<4x64xf32> -> tensor<4x16xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input, FlatSymbolRefAttr:$mesh,
+                       StrArrayAttr:$mesh_axes, I64Attr:$dim);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $input `over` $mesh $mesh_axes `dim` `=` $dim attr-dict `:` type($input)
+      `->` type($result)
+  }];
+  let extraClassDeclaration = [{
+    MeshOp getMeshOp(::mlir::SymbolTableCollection &symbols) {
+      return symbols.lookupNearestSymbolFrom<MeshOp>(getOperation(),
+                                                     getMeshAttr());
+    }
+  }];
+}
+
 // Collectives act on the per-device values of one rank; `mesh_axes` names
 // the device groups (devices that differ only in those coordinates).
 class Dist_CollectiveOp<string mnemonic, list<Trait> traits = []>

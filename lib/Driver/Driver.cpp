@@ -1,9 +1,12 @@
 //===- Driver.cpp - The loomc compiler driver -----------------------------===//
 
 #include "loom/Driver/Driver.h"
+#include "loom/CostModel/Cluster.h"
 #include "loom/CostModel/CostReport.h"
+#include "loom/Dialect/Dist/DistOps.h"
 #include "loom/Frontend/ONNX/ONNXImporter.h"
 #include "loom/InitAll.h"
+#include "loom/Passes/Passes.h"
 #include "loom/Target/CPUTarget.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Diagnostics.h"
@@ -66,17 +69,111 @@ LoadResult loom::driver::loadInput(MLIRContext &context,
   return result;
 }
 
+/// Creates `dist.mesh @mesh` from `--mesh`, laid onto the cluster.
+static LogicalResult createMesh(ModuleOp module, const Options &options) {
+  Location loc =
+      FileLineColLoc::get(module.getContext(), options.inputFile, 0, 0);
+  Cluster cluster = describeThisMachine();
+  if (!options.clusterFile.empty()) {
+    llvm::Expected<Cluster> read = readClusterFile(options.clusterFile);
+    if (!read)
+      return emitError(loc) << llvm::toString(read.takeError());
+    cluster = std::move(*read);
+  }
+  llvm::Expected<std::vector<MeshAxisSpec>> axes =
+      layMesh(options.mesh, cluster);
+  if (!axes)
+    return emitError(loc) << llvm::toString(axes.takeError());
+  if (!module.getOps<dist::MeshOp>().empty())
+    return emitError(loc) << "--mesh: the input already declares a mesh; "
+                             "use --strategy=manual to keep its layouts";
+  MLIRContext *ctx = module.getContext();
+  ctx->getOrLoadDialect<dist::DistDialect>();
+  SmallVector<Attribute> attrs;
+  for (const MeshAxisSpec &a : *axes)
+    attrs.push_back(dist::MeshAxisAttr::get(
+        ctx, a.name, a.size,
+        a.intraNode ? dist::LinkKind::IntraNode : dist::LinkKind::InterNode,
+        APFloat(a.link.bandwidthGBps), APFloat(a.link.latencyUs)));
+  OpBuilder b(module.getBodyRegion());
+  b.create<dist::MeshOp>(module.getLoc(), "mesh", b.getArrayAttr(attrs));
+  return success();
+}
+
+/// The strategy to apply: explicit, or `data` with a mesh, or `manual` when
+/// the input declares one.
+static Strategy effectiveStrategy(ModuleOp module, const Options &options) {
+  if (options.strategy != Strategy::None)
+    return options.strategy;
+  if (!options.mesh.empty())
+    return Strategy::Data;
+  // A plan in the input is partitioned for what runs or shows the
+  // partitioned program; `--emit=nn` and `--emit=cost` show it as written.
+  bool global = options.emit == EmitKind::NN || options.emit == EmitKind::Cost;
+  if (!module.getOps<dist::MeshOp>().empty() && !global)
+    return Strategy::Manual;
+  return Strategy::None;
+}
+
 LogicalResult loom::driver::runPipeline(ModuleOp module,
                                         const Options &options) {
-  PassManager pm(module->getContext());
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
+  MLIRContext *ctx = module->getContext();
+  Location loc = FileLineColLoc::get(ctx, options.inputFile, 0, 0);
+  {
+    PassManager pm(ctx);
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+    if (failed(pm.run(module)))
+      return failure();
+  }
+  Strategy strategy = effectiveStrategy(module, options);
+  bool wantsMesh =
+      options.emit == EmitKind::Plan || options.emit == EmitKind::SPMD;
+  if (strategy == Strategy::None) {
+    if (wantsMesh)
+      return emitError(loc) << "--emit=plan and --emit=spmd need a mesh: "
+                               "pass --mesh (e.g. --mesh dp=2,tp=2)";
+    return success();
+  }
+  if (strategy == Strategy::Manual) {
+    if (!options.mesh.empty())
+      return emitError(loc)
+             << "--strategy=manual takes the mesh from the input; drop --mesh";
+    if (module.getOps<dist::MeshOp>().empty())
+      return emitError(loc) << "--strategy=manual needs an input that "
+                               "declares a dist.mesh and layouts";
+  } else {
+    if (options.mesh.empty())
+      return emitError(loc)
+             << "--strategy="
+             << (strategy == Strategy::Data ? "data" : "megatron")
+             << " needs --mesh (e.g. --mesh dp=2,tp=2)";
+    if (failed(createMesh(module, options)))
+      return failure();
+  }
+  PassManager pm(ctx);
+  if (strategy != Strategy::Manual) {
+    DistApplyStrategyOptions strategyOptions;
+    strategyOptions.strategy = strategy == Strategy::Data ? "data" : "megatron";
+    pm.addPass(createDistApplyStrategy(strategyOptions));
+  }
+  pm.addPass(createDistPropagateSharding());
+  pm.addPass(createDistInsertReshards());
+  if (options.emit != EmitKind::Plan) {
+    pm.addPass(createDistPartition());
+    pm.addPass(createDistLowerReshards());
+    pm.addPass(createDistSimplifyCollectives());
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+  }
   return pm.run(module);
 }
 
 LogicalResult loom::driver::emit(ModuleOp module, const Options &options,
                                  llvm::raw_ostream &os) {
   switch (options.emit) {
+  case EmitKind::Plan:
+  case EmitKind::SPMD:
   case EmitKind::NN: {
     OpPrintingFlags flags;
     if (options.elideWeights)
@@ -113,6 +210,7 @@ LogicalResult loom::driver::emit(ModuleOp module, const Options &options,
 namespace {
 llvm::cl::OptionCategory inputCategory("Input");
 llvm::cl::OptionCategory outputCategory("Output");
+llvm::cl::OptionCategory distCategory("Distribution");
 
 struct CommandLine {
   llvm::cl::opt<std::string> input{
@@ -142,13 +240,44 @@ struct CommandLine {
           clEnumValN(EmitKind::LLVM, "llvm",
                      "the module lowered to the LLVM dialect"),
           clEnumValN(EmitKind::Artifact, "artifact",
-                     "a .loom directory for loomrun (default for -o X.loom)")),
+                     "a .loom directory for loomrun (default for -o X.loom)"),
+          clEnumValN(EmitKind::Plan, "plan",
+                     "the global program with every value's layout and "
+                     "explicit reshards (needs a mesh)"),
+          clEnumValN(EmitKind::SPMD, "spmd",
+                     "the program one device runs, with its collectives "
+                     "(needs a mesh)")),
       llvm::cl::cat(outputCategory)};
   llvm::cl::opt<bool> elideWeights{
       "elide-weights",
       llvm::cl::desc("Print large constants and weights as placeholders "
                      "(readable, but not parseable back)"),
       llvm::cl::cat(outputCategory)};
+
+  llvm::cl::opt<std::string> mesh{
+      "mesh",
+      llvm::cl::desc("Devices as named mesh axes, major to minor; the "
+                     "innermost axes go on the fastest links"),
+      llvm::cl::value_desc("dp=2,tp=2"), llvm::cl::cat(distCategory)};
+  llvm::cl::opt<Strategy> strategy{
+      "strategy", llvm::cl::desc("How to split the model over the mesh"),
+      llvm::cl::init(Strategy::None),
+      llvm::cl::values(
+          clEnumValN(Strategy::Data, "data",
+                     "split the batch over every mesh axis (default with "
+                     "--mesh)"),
+          clEnumValN(Strategy::Megatron, "megatron",
+                     "split MLP and attention blocks column-then-row over "
+                     "axis \"tp\", the batch over the other axes"),
+          clEnumValN(Strategy::Manual, "manual",
+                     "keep the layouts of the input MLIR (default when it "
+                     "declares a dist.mesh)")),
+      llvm::cl::cat(distCategory)};
+  llvm::cl::opt<std::string> cluster{
+      "cluster",
+      llvm::cl::desc("Cluster description (JSON, see docs/Cluster.md); "
+                     "default: this machine"),
+      llvm::cl::value_desc("file"), llvm::cl::cat(distCategory)};
 
   llvm::cl::opt<std::string> cpu{
       "cpu",
@@ -167,6 +296,9 @@ struct CommandLine {
       options.emit = EmitKind::Artifact;
     options.cpu = cpu;
     options.elideWeights = elideWeights;
+    options.mesh = mesh;
+    options.strategy = strategy;
+    options.clusterFile = cluster;
     options.inputShapes.assign(inputShapes.begin(), inputShapes.end());
     return options;
   }
@@ -206,7 +338,8 @@ void printVersion(llvm::raw_ostream &os) {
 int loom::driver::loomcMain(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   CommandLine cl;
-  llvm::cl::HideUnrelatedOptions({&inputCategory, &outputCategory});
+  llvm::cl::HideUnrelatedOptions(
+      {&inputCategory, &outputCategory, &distCategory});
   llvm::cl::SetVersionPrinter(printVersion);
   if (!llvm::cl::ParseCommandLineOptions(
           argc, argv,

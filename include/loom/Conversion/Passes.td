@@ -72,4 +72,33 @@ def ConvertLinalgToKernels : Pass<"convert-linalg-to-kernels", "mlir::ModuleOp">
   ];
 }
 
+def ConvertDistToRuntime : Pass<"convert-dist-to-runtime", "mlir::ModuleOp"> {
+  let summary = "Call the runtime's collectives for dist ops on tensors";
+  let description = [{
+    In a partitioned (`dist.spmd`) program, replaces every collective and
+    `dist.take_shard` with a call to the runtime's `loom_coll_*` symbol
+    (Collectives.h, runtime ABI 3) on the operand's buffer and a fresh
+    result buffer, before bufferization:
+
+    ```mlir
+    %y = dist.all_reduce sum %x over @m ["tp"] : tensor<4x10xf32>
+    // becomes
+    %src = bufferization.to_memref %x : memref<4x10xf32>
+    %dst = memref.alloc() {alignment = 64 : i64} : memref<4x10xf32>
+    call @loom_coll_all_reduce(%p_src, %p_dst, %c40, %c3_dtype, %c0_sum, %c0_group)
+    %y = bufferization.to_tensor %dst restrict writable : memref<4x10xf32>
+    ```
+
+    Device groups are numbered in order of first use; the module records
+    them (`loom.comm_groups`, lists of axis names) and every call in
+    program order (`loom.collectives`: kind, group, input bytes) for the
+    artifact's manifest, so that a run's communication log can be checked
+    against what the program says it moves.
+  }];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect", "mlir::bufferization::BufferizationDialect",
+    "mlir::func::FuncDialect", "mlir::memref::MemRefDialect"
+  ];
+}
+
 #endif // LOOM_CONVERSION_PASSES

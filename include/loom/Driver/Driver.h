@@ -32,6 +32,20 @@ enum class EmitKind {
   LLVM,
   /// A `.loom` artifact directory for loomrun (the default for `-o X.loom`).
   Artifact,
+  /// The global program with every value's layout and explicit reshards.
+  Plan,
+  /// The program one device runs: per-device types and collectives.
+  SPMD,
+};
+
+/// How loomc distributes a model (`--strategy`).
+enum class Strategy {
+  /// Single device, unless the input carries layouts (then `Manual`).
+  None,
+  Data,
+  Megatron,
+  /// The layouts already in the input MLIR.
+  Manual,
 };
 
 struct Options {
@@ -46,6 +60,11 @@ struct Options {
   std::vector<std::string> inputShapes;
   /// The CPU the artifact is compiled for (`native` or an LLVM CPU name).
   std::string cpu = "native";
+  /// `dp=2,tp=2`: mesh axes, major to minor.
+  std::string mesh;
+  Strategy strategy = Strategy::None;
+  /// A cluster description (JSON); empty for this machine.
+  std::string clusterFile;
 };
 
 /// Exit codes of loomc.

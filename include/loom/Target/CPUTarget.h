@@ -18,7 +18,7 @@ namespace loom::cpu {
 
 /// The runtime ABI the artifacts of this compiler need (manifest
 /// `runtime_abi`; LOOM_RUNTIME_ABI_VERSION in the runtime).
-constexpr int kRuntimeABIVersion = 2;
+constexpr int kRuntimeABIVersion = 3;
 constexpr int kArtifactFormatVersion = 1;
 
 struct CompileOptions {

@@ -2,6 +2,7 @@
 
 #include "loom/Target/CPUTarget.h"
 #include "loom/Conversion/Passes.h"
+#include "loom/Dialect/Dist/DistOps.h"
 #include "loom/Dialect/NN/NNOps.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -255,7 +256,7 @@ struct OutlineKernels : PassWrapper<OutlineKernels, OperationPass<ModuleOp>> {
 /// The pipeline from nn on tensors to the LLVM dialect.
 constexpr const char *kLinalgPipeline =
     "convert-nn-to-linalg,canonicalize,cse,loom-fuse-elementwise,"
-    "canonicalize,cse";
+    "canonicalize,cse,convert-dist-to-runtime";
 constexpr const char *kLLVMPipeline =
     "one-shot-bufferize{bufferize-function-boundaries "
     "function-boundary-type-conversion=identity-layout-map},"
@@ -276,12 +277,20 @@ constexpr const char *kConstBGemmSymbol =
     "_mlir_ciface_loom_kernel_gemm_const_b_f32";
 constexpr const char *kProgramName = "loom_program";
 
+// Imported by partitioned programs (ABI 3).
+constexpr const char *kCollectivePrefix = "loom_coll_";
+
 struct TensorSpec {
   std::string name;
+  /// The per-device type (the whole tensor's when not split).
   RankedTensorType type;
   ElementsAttr value; // parameters only
   uint64_t offset = 0;
+  /// Bytes in the parameter file: the whole (global) tensor's.
   uint64_t nbytes = 0;
+  /// Which block of the global tensor a device holds; null when whole.
+  dist::ShardingAttr sharding = {};
+  RankedTensorType globalType = {};
 };
 
 std::string dtypeName(Type t) {
@@ -376,6 +385,49 @@ FailureOr<func::FuncOp> findEntry(ModuleOp module) {
   return entry;
 }
 
+/// Records that `spec` (of per-device type) is a block of a global tensor.
+void setSharding(TensorSpec &spec, dist::ShardingAttr sharding,
+                 Operation *from) {
+  auto mesh = SymbolTable::lookupNearestSymbolFrom<dist::MeshOp>(
+      from, sharding.getMesh());
+  if (!mesh || sharding.isReplicated())
+    return;
+  SmallVector<int64_t> global(spec.type.getShape());
+  for (auto [d, dim] : llvm::enumerate(sharding.getDims()))
+    global[d] *= mesh.getGroupSize(dim.getAxes());
+  spec.sharding = sharding;
+  spec.globalType = spec.type.clone(global);
+}
+
+/// If every use of `param` is one chain of take_shards (what
+/// -dist-partition writes for a split parameter), the layout the chain
+/// selects and its last value; the runtime then slices the parameter once at
+/// load time instead of on every run.
+std::optional<std::pair<dist::ShardingAttr, Value>>
+parameterShard(ParameterOp param) {
+  Value v = param.getResult();
+  auto type = cast<RankedTensorType>(v.getType());
+  SmallVector<SmallVector<StringAttr>> dims(type.getRank());
+  FlatSymbolRefAttr mesh;
+  while (v.hasOneUse()) {
+    auto take = dyn_cast<dist::TakeShardOp>(*v.getUsers().begin());
+    if (!take || (mesh && take.getMeshAttr() != mesh))
+      break;
+    mesh = take.getMeshAttr();
+    for (Attribute a : take.getMeshAxes())
+      dims[take.getDim()].push_back(cast<StringAttr>(a));
+    v = take.getResult();
+  }
+  if (!mesh)
+    return std::nullopt;
+  MLIRContext *ctx = param.getContext();
+  SmallVector<dist::DimShardingAttr> attrs;
+  for (auto &axes : dims)
+    attrs.push_back(dist::DimShardingAttr::get(ctx, axes, false));
+  return std::make_pair(
+      dist::ShardingAttr::get(ctx, mesh, attrs, {}, ReductionKind::Sum), v);
+}
+
 /// Checks the signature, moves parameters to leading arguments and records
 /// what the manifest lists.
 LogicalResult prepareEntry(func::FuncOp fn, SmallVectorImpl<TensorSpec> &params,
@@ -402,7 +454,13 @@ LogicalResult prepareEntry(func::FuncOp fn, SmallVectorImpl<TensorSpec> &params,
         return failure();
       if (name.empty())
         name = (isArg ? "input" : "output") + std::to_string(i);
-      specs.push_back({name, cast<RankedTensorType>(t), {}, 0, 0});
+      TensorSpec spec{name, cast<RankedTensorType>(t), {}, 0, 0};
+      DictionaryAttr attrs =
+          isArg ? fn.getArgAttrDict(i) : fn.getResultAttrDict(i);
+      if (attrs)
+        if (auto sharding = attrs.getAs<dist::ShardingAttr>("dist.sharding"))
+          setSharding(spec, sharding, fn);
+      specs.push_back(spec);
     }
     return success();
   };
@@ -417,24 +475,50 @@ LogicalResult prepareEntry(func::FuncOp fn, SmallVectorImpl<TensorSpec> &params,
   Block &body = fn.getBody().front();
   uint64_t offset = 0;
   for (ParameterOp op : paramOps) {
+    // A split parameter's argument is the device's block.
+    auto shard = parameterShard(op);
+    Value replaced = shard ? shard->second : op.getResult();
+    auto localType = cast<RankedTensorType>(replaced.getType());
     auto it = byName.find(op.getName());
     if (it == byName.end()) {
       unsigned index = params.size();
       auto rt = cast<RankedTensorType>(op.getType());
       uint64_t nbytes = byteSize(rt);
-      params.push_back({op.getName().str(), rt, op.getValue(), offset, nbytes});
+      TensorSpec spec{op.getName().str(), localType, op.getValue(), offset,
+                      nbytes};
+      if (shard) {
+        spec.sharding = shard->first;
+        spec.globalType = rt;
+      }
+      params.push_back(spec);
       offset = llvm::alignTo(offset + nbytes, 64);
-      fn.insertArgument(index, rt, {}, op.getLoc());
+      fn.insertArgument(index, localType, {}, op.getLoc());
       it = byName.insert({op.getName(), index}).first;
     }
     BlockArgument arg = body.getArgument(it->second);
-    if (arg.getType() != op.getType())
+    if (arg.getType() != localType ||
+        params[it->second].sharding !=
+            (shard ? shard->first : dist::ShardingAttr()))
       return op.emitError("parameter '")
-             << op.getName() << "' appears with two types: " << arg.getType()
-             << " and " << op.getType();
-    op.getResult().replaceAllUsesWith(arg);
+             << op.getName()
+             << "' appears with two types or layouts: " << arg.getType()
+             << " and " << localType;
+    replaced.replaceAllUsesWith(arg);
+    // The chain of take_shards, last first, then the parameter.
+    Operation *def = replaced.getDefiningOp();
+    while (def != op.getOperation()) {
+      Operation *prev = def->getOperand(0).getDefiningOp();
+      def->erase();
+      def = prev;
+    }
     op.erase();
   }
+  // Layouts are in the specs now; bufferized types cannot carry them.
+  for (unsigned i = 0; i < fn.getNumArguments(); ++i)
+    fn.removeArgAttr(i, "dist.sharding");
+  for (unsigned i = 0; i < fn.getNumResults(); ++i)
+    fn.removeResultAttr(i, StringAttr::get(fn.getContext(), "dist.sharding"));
+  fn->removeAttr(dist::kSPMDAttrName);
   // The program never writes its parameters and inputs (they may be
   // read-only mappings); bufferization must copy before writing.
   for (unsigned i = 0; i < fn.getNumArguments(); ++i)
@@ -752,10 +836,12 @@ LogicalResult writeFile(StringRef path, StringRef data, Location loc) {
   return success();
 }
 
-std::string manifestJSON(ArrayRef<TensorSpec> params,
+std::string manifestJSON(ModuleOp module, ArrayRef<TensorSpec> params,
                          ArrayRef<TensorSpec> inputs,
                          ArrayRef<TensorSpec> outputs, const HostTarget &host,
                          const CompileOptions &options, int abi) {
+  auto meshes = llvm::to_vector(module.getOps<dist::MeshOp>());
+  dist::MeshOp mesh = meshes.empty() ? dist::MeshOp() : meshes.front();
   std::string text;
   llvm::raw_string_ostream os(text);
   llvm::json::OStream j(os, 2);
@@ -767,6 +853,19 @@ std::string manifestJSON(ArrayRef<TensorSpec> params,
         for (int64_t d : s.type.getShape())
           j.value(d);
       });
+      if (s.sharding) {
+        j.attributeArray("global_shape", [&] {
+          for (int64_t d : s.globalType.getShape())
+            j.value(d);
+        });
+        j.attributeArray("sharding", [&] {
+          for (dist::DimShardingAttr dim : s.sharding.getDims())
+            j.array([&] {
+              for (StringAttr a : dim.getAxes())
+                j.value(a.getValue());
+            });
+        });
+      }
       if (isParam) {
         j.attribute("offset", static_cast<int64_t>(s.offset));
         j.attribute("nbytes", static_cast<int64_t>(s.nbytes));
@@ -775,7 +874,9 @@ std::string manifestJSON(ArrayRef<TensorSpec> params,
   };
   j.object([&] {
     j.attribute("format", "loom-artifact");
-    j.attribute("format_version", kArtifactFormatVersion);
+    // Version 2 adds the mesh; single-device artifacts stay readable by
+    // older runtimes.
+    j.attribute("format_version", mesh ? 2 : kArtifactFormatVersion);
     j.attribute("runtime_abi", abi);
     j.attribute("producer", "loomc " LOOM_VERSION);
     j.attribute("model", options.modelName);
@@ -789,6 +890,38 @@ std::string manifestJSON(ArrayRef<TensorSpec> params,
     });
     j.attribute("library", "program.so");
     j.attribute("entry", kEntryName);
+    if (mesh) {
+      j.attributeObject("mesh", [&] {
+        j.attributeArray("axes", [&] {
+          for (Attribute a : mesh.getAxes()) {
+            auto axis = cast<dist::MeshAxisAttr>(a);
+            j.object([&] {
+              j.attribute("name", axis.getName());
+              j.attribute("size", axis.getSize());
+            });
+          }
+        });
+      });
+      j.attributeArray("groups", [&] {
+        if (auto groups = module->getAttrOfType<ArrayAttr>("loom.comm_groups"))
+          for (Attribute g : groups)
+            j.array([&] {
+              for (Attribute a : cast<ArrayAttr>(g))
+                j.value(cast<StringAttr>(a).getValue());
+            });
+      });
+      j.attributeArray("collectives", [&] {
+        if (auto calls = module->getAttrOfType<ArrayAttr>("loom.collectives"))
+          for (Attribute c : calls) {
+            auto d = cast<DictionaryAttr>(c);
+            j.object([&] {
+              j.attribute("kind", d.getAs<StringAttr>("kind").getValue());
+              j.attribute("group", d.getAs<IntegerAttr>("group").getInt());
+              j.attribute("bytes", d.getAs<IntegerAttr>("bytes").getInt());
+            });
+          }
+      });
+    }
     if (!params.empty())
       j.attribute("parameter_file", "parameters.bin");
     j.attributeArray("parameters", [&] {
@@ -907,7 +1040,18 @@ LogicalResult loom::cpu::compileArtifact(ModuleOp module, StringRef outputDir,
     return failure();
 
   // The oldest runtime ABI that has every symbol the program imports.
-  int abi = module.lookupSymbol(kConstBGemmSymbol) ? kRuntimeABIVersion : 1;
+  // (The mesh is read before lowering to LLVM erases the dist ops.)
+  int abi = 1;
+  if (module.lookupSymbol(kConstBGemmSymbol))
+    abi = 2;
+  for (auto fn : module.getOps<LLVM::LLVMFuncOp>())
+    if (fn.getName().starts_with(kCollectivePrefix))
+      abi = kRuntimeABIVersion;
+  std::string manifest =
+      manifestJSON(module, params, inputs, outputs, *host, options, abi);
+  // Nothing of dist is left but the mesh, which LLVM IR has no use for.
+  for (auto mesh : llvm::make_early_inc_range(module.getOps<dist::MeshOp>()))
+    mesh.erase();
   registerBuiltinDialectTranslation(*module.getContext());
   registerLLVMDialectTranslation(*module.getContext());
   llvm::LLVMContext llvmContext;
@@ -980,9 +1124,7 @@ LogicalResult loom::cpu::compileArtifact(ModuleOp module, StringRef outputDir,
       return fail();
     }
   }
-  if (failed(writeFile(
-          inTmp("manifest.json"),
-          manifestJSON(params, inputs, outputs, *host, options, abi), loc)))
+  if (failed(writeFile(inTmp("manifest.json"), manifest, loc)))
     return fail();
 
   std::string old;

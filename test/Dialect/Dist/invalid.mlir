@@ -431,3 +431,84 @@ func.func @permute_targets(%x: tensor<8xf32>) {
   %0 = dist.collective_permute %x over @m ["tp"] pairs = [0 -> 1, 2 -> 1] : tensor<8xf32>
   return
 }
+
+// -----
+
+dist.mesh @m axes [<"tp" = 4, intra_node>]
+dist.mesh @n axes [<"tp" = 4, intra_node>]
+func.func @reshard_meshes(%x: tensor<8xf32>) {
+  // expected-error@+1 {{cannot move between meshes @m and @n}}
+  %0 = dist.reshard %x <@m, [{}]> -> <@n, [{}]> : tensor<8xf32> -> tensor<8xf32>
+  return
+}
+
+// -----
+
+dist.mesh @m axes [<"tp" = 4, intra_node>]
+func.func @reshard_new_partial(%x: tensor<8xf32>) {
+  // expected-error@+1 {{cannot make a value partial along "tp" that is not partial along it already}}
+  %0 = dist.reshard %x <@m, [{}]> -> <@m, [{}], partial = {"tp"}> : tensor<8xf32> -> tensor<8xf32>
+  return
+}
+
+// -----
+
+dist.mesh @m axes [<"tp" = 4, intra_node>]
+func.func @reshard_kind(%x: tensor<8xf32>) {
+  // expected-error@+1 {{cannot change the kind of a partial value}}
+  %0 = dist.reshard %x <@m, [{}], partial = {"tp"}> -> <@m, [{}], partial<max> = {"tp"}> : tensor<8xf32> -> tensor<8xf32>
+  return
+}
+
+// -----
+
+dist.mesh @m axes [<"tp" = 4, intra_node>]
+func.func @reshard_element(%x: tensor<8xf32>) {
+  // expected-error@+1 {{changes the element type}}
+  %0 = dist.reshard %x <@m, [{}]> -> <@m, [{}]> : tensor<8xf32> -> tensor<8xf16>
+  return
+}
+
+// -----
+
+dist.mesh @m axes [<"tp" = 4, intra_node>]
+func.func @reshard_global(%x: tensor<8xf32>) {
+  // expected-error@+1 {{dimension 0 is 8 globally before and 16 after the reshard}}
+  %0 = dist.reshard %x <@m, [{}]> -> <@m, [{"tp"}]> : tensor<8xf32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+dist.mesh @m axes [<"tp" = 4, intra_node>]
+func.func @reshard_global_divisible(%x: tensor<6xf32>) {
+  // expected-error@+1 {{dimension 0 of size 6 is not divisible by 4, the product of its mesh axes}}
+  %0 = dist.reshard %x <@m, [{}]> -> <@m, [{"tp"}]> : tensor<6xf32> -> tensor<6xf32>
+  return
+}
+
+// -----
+
+dist.mesh @m axes [<"tp" = 4, intra_node>]
+func.func @take_shard_size(%x: tensor<8x8xf32>) {
+  // expected-error@+1 {{dimension 1 of the result must be 2 (8 / 4), got 4}}
+  %0 = dist.take_shard %x over @m ["tp"] dim = 1 : tensor<8x8xf32> -> tensor<8x4xf32>
+  return
+}
+
+// -----
+
+dist.mesh @m axes [<"tp" = 4, intra_node>]
+func.func @take_shard_axis(%x: tensor<8x8xf32>) {
+  // expected-error@+1 {{mesh axis "dp" is not an axis of mesh @m}}
+  %0 = dist.take_shard %x over @m ["dp"] dim = 1 : tensor<8x8xf32> -> tensor<8x4xf32>
+  return
+}
+
+// -----
+
+dist.mesh @m axes [<"tp" = 4, intra_node>]
+// expected-error@+1 {{'dist.spmd' is a unit attribute of functions}}
+func.func @spmd_value() attributes {dist.spmd = 1 : i64} {
+  return
+}

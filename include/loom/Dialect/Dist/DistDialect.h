@@ -15,6 +15,11 @@ namespace loom::dist {
 mlir::FailureOr<llvm::APFloat> parseF64(mlir::AsmParser &parser);
 /// Prints a double in the shortest form that reads back exactly.
 void printF64(mlir::AsmPrinter &printer, const llvm::APFloat &value);
+
+/// Marks a function as partitioned (`-dist-partition`): its values have
+/// per-device types, and the `dist.sharding` of its arguments and results
+/// says which block of the global tensor each device holds.
+constexpr llvm::StringLiteral kSPMDAttrName = "dist.spmd";
 } // namespace loom::dist
 
 #define GET_ATTRDEF_CLASSES

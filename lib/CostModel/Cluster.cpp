@@ -1,0 +1,185 @@
+//===- Cluster.cpp - What the devices are and how they are linked ---------===//
+
+#include "loom/CostModel/Cluster.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include <thread>
+#include <unistd.h>
+
+using namespace loom;
+using llvm::json::Object;
+
+namespace {
+llvm::Error fail(llvm::StringRef file, const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 (file + ": " + message).str());
+}
+
+/// A number at `key` that must be positive (or non-negative).
+llvm::Error number(const Object &o, llvm::StringRef key, llvm::StringRef path,
+                   llvm::StringRef file, double &out, bool required,
+                   bool allowZero = false) {
+  const llvm::json::Value *v = o.get(key);
+  if (!v) {
+    if (required)
+      return fail(file, "missing \"" + path + key + "\"");
+    return llvm::Error::success();
+  }
+  std::optional<double> d = v->getAsNumber();
+  if (!d || *d < 0 || (!allowZero && *d == 0))
+    return fail(file, "\"" + path + key + "\" must be a positive number");
+  out = *d;
+  return llvm::Error::success();
+}
+
+llvm::Error parseLink(const Object &links, llvm::StringRef key,
+                      llvm::StringRef file, LinkSpec &link) {
+  const Object *o = links.getObject(key);
+  if (!o)
+    return fail(file, "missing object \"links." + key + "\"");
+  std::string path = ("links." + key + ".").str();
+  if (auto e = number(*o, "bandwidth_gb_per_s", path, file, link.bandwidthGBps,
+                      true))
+    return e;
+  return number(*o, "latency_us", path, file, link.latencyUs, true,
+                /*allowZero=*/true);
+}
+} // namespace
+
+llvm::Expected<Cluster> loom::parseCluster(llvm::StringRef json,
+                                           llvm::StringRef file) {
+  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(json);
+  if (!parsed)
+    return fail(file, "invalid JSON: " + llvm::toString(parsed.takeError()));
+  const Object *root = parsed->getAsObject();
+  if (!root)
+    return fail(file, "expected a JSON object");
+  Cluster c;
+  if (auto s = root->getString("name"))
+    c.name = s->str();
+  if (auto s = root->getString("source"))
+    c.source = s->str();
+  for (auto [key, out] : {std::pair<const char *, int64_t *>{"nodes", &c.nodes},
+                          {"devices_per_node", &c.devicesPerNode}}) {
+    std::optional<int64_t> n = root->getInteger(key);
+    if (!n || *n < 1)
+      return fail(file,
+                  llvm::Twine("\"") + key + "\" must be a positive integer");
+    *out = *n;
+  }
+  const Object *device = root->getObject("device");
+  if (!device)
+    return fail(file, "missing object \"device\"");
+  auto kind = device->getString("kind");
+  if (!kind || (*kind != "gpu" && *kind != "cpu"))
+    return fail(file, "\"device.kind\" must be \"gpu\" or \"cpu\"");
+  c.device.kind = kind->str();
+  if (auto s = device->getString("name"))
+    c.device.name = s->str();
+  if (auto e = number(*device, "memory_gb", "device.", file, c.device.memoryGB,
+                      true))
+    return std::move(e);
+  if (auto e = number(*device, "memory_bandwidth_gb_per_s", "device.", file,
+                      c.device.memoryBandwidthGBps, true))
+    return std::move(e);
+  const Object *peak = device->getObject("peak_tflops");
+  if (!peak || peak->empty())
+    return fail(file, "\"device.peak_tflops\" must map dtypes to TFLOP/s");
+  static const llvm::StringSet<> dtypes = {
+      "float64", "float32", "tf32", "bfloat16", "float16", "float8", "int8"};
+  for (const auto &[key, value] : *peak) {
+    std::optional<double> d = value.getAsNumber();
+    if (!dtypes.contains(key))
+      return fail(file, "\"device.peak_tflops\" has unknown dtype \"" +
+                            llvm::StringRef(key) +
+                            "\" (float64, float32, tf32, bfloat16, float16, "
+                            "float8, int8)");
+    if (!d || *d <= 0)
+      return fail(file, "\"device.peak_tflops." + llvm::StringRef(key) +
+                            "\" must be a positive number");
+    c.device.peakTFLOPs[key] = *d;
+  }
+  const Object *links = root->getObject("links");
+  if (!links)
+    return fail(file, "missing object \"links\"");
+  if (auto e = parseLink(*links, "intra_node", file, c.intraNode))
+    return std::move(e);
+  if (c.nodes > 1 || links->get("inter_node")) {
+    if (auto e = parseLink(*links, "inter_node", file, c.interNode))
+      return std::move(e);
+  }
+  return c;
+}
+
+llvm::Expected<Cluster> loom::readClusterFile(llvm::StringRef path) {
+  auto buffer = llvm::MemoryBuffer::getFile(path);
+  if (!buffer)
+    return fail(path, "cannot read: " + buffer.getError().message());
+  return parseCluster((*buffer)->getBuffer(), path);
+}
+
+Cluster loom::describeThisMachine() {
+  Cluster c;
+  c.name = "this machine";
+  c.source = "detected core count and memory; peak FLOP/s and bandwidths "
+             "are placeholders until measured";
+  c.nodes = 1;
+  c.devicesPerNode = std::max(1u, std::thread::hardware_concurrency());
+  c.device.kind = "cpu";
+  c.device.name = "host CPU core";
+  long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGE_SIZE);
+  double memory = pages > 0 && pageSize > 0 ? double(pages) * pageSize : 0;
+  c.device.memoryGB = memory / 1e9 / c.devicesPerNode;
+  c.device.memoryBandwidthGBps = 10;
+  c.device.peakTFLOPs["float32"] = 0.1;
+  c.device.peakTFLOPs["float64"] = 0.05;
+  c.intraNode = {10, 1};
+  c.interNode = {1, 50};
+  c.strictDeviceCount = false;
+  return c;
+}
+
+llvm::Expected<std::vector<MeshAxisSpec>>
+loom::layMesh(llvm::StringRef spec, const Cluster &cluster) {
+  auto bad = [&](const llvm::Twine &why) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   ("--mesh " + spec + ": " + why).str());
+  };
+  std::vector<MeshAxisSpec> axes;
+  llvm::StringSet<> seen;
+  for (llvm::StringRef part : llvm::split(spec, ',')) {
+    auto [name, size] = part.split('=');
+    name = name.trim();
+    int64_t n;
+    bool identifier =
+        !name.empty() && (llvm::isAlpha(name[0]) || name[0] == '_') &&
+        llvm::all_of(name,
+                     [](char ch) { return llvm::isAlnum(ch) || ch == '_'; });
+    if (!identifier || size.trim().getAsInteger(10, n) || n < 1)
+      return bad("expected NAME=SIZE,... (e.g. dp=2,tp=4), got '" + part + "'");
+    if (!seen.insert(name).second)
+      return bad("axis '" + name + "' appears twice");
+    axes.push_back({name.str(), n, true, {}});
+  }
+  int64_t total = 1;
+  for (const MeshAxisSpec &a : axes)
+    total *= a.size;
+  if (cluster.strictDeviceCount && total > cluster.numDevices())
+    return bad("needs " + llvm::Twine(total) + " devices, but the cluster '" +
+               cluster.name + "' has " + llvm::Twine(cluster.numDevices()) +
+               " (" + llvm::Twine(cluster.nodes) + " node(s) of " +
+               llvm::Twine(cluster.devicesPerNode) + ")");
+  // Innermost axes first onto the fastest link.
+  int64_t inNode = 1;
+  bool crossed = false;
+  for (MeshAxisSpec &a : llvm::reverse(axes)) {
+    crossed |= inNode * a.size > cluster.devicesPerNode;
+    a.intraNode = !crossed;
+    if (!crossed)
+      inNode *= a.size;
+    a.link = a.intraNode ? cluster.intraNode : cluster.interNode;
+  }
+  return axes;
+}

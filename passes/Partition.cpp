@@ -1,0 +1,184 @@
+//===- Partition.cpp - From the global program to the per-device one ------===//
+//
+// Rewrites a function whose values carry layouts (after -dist-insert-
+// reshards) into the program one device runs: every value gets the type of
+// its block, attributes that spell shapes follow, annotations disappear, and
+// reshards keep their layouts but take per-device types (lowered to
+// collectives by -dist-lower-reshards). Sources that hold global data
+// (parameters, non-splat constants, ranges) stay global and are followed by
+// `dist.take_shard`: the artifact writer turns a parameter's take_shard into
+// a slice made once at load time.
+//
+// The function is marked `dist.spmd`; its arguments and results keep their
+// `dist.sharding`, which now says which block of the global tensor a device
+// holds.
+//
+//===----------------------------------------------------------------------===//
+
+#include "loom/Dialect/NN/NNOps.h"
+#include "loom/Interfaces/Interfaces.h"
+#include "loom/Passes/Passes.h"
+#include "loom/Passes/Sharding.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+
+namespace loom {
+#define GEN_PASS_DEF_DISTPARTITION
+#include "Passes.h.inc"
+} // namespace loom
+
+using namespace mlir;
+using namespace loom;
+using namespace loom::dist;
+
+namespace {
+
+/// `value` (global, replicated) cut down to this device's block of
+/// `sharding`, one take_shard per split dimension.
+Value takeShards(OpBuilder &b, Location loc, Value value, ShardingAttr sharding,
+                 MeshOp mesh) {
+  auto type = cast<RankedTensorType>(value.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  for (auto [d, dim] : llvm::enumerate(sharding.getDims())) {
+    if (dim.getAxes().empty())
+      continue;
+    shape[d] /= mesh.getGroupSize(dim.getAxes());
+    SmallVector<StringRef> axes;
+    for (StringAttr a : dim.getAxes())
+      axes.push_back(a.getValue());
+    value =
+        b.create<TakeShardOp>(loc, type.clone(shape), value, sharding.getMesh(),
+                              b.getStrArrayAttr(axes), b.getI64IntegerAttr(d));
+  }
+  return value;
+}
+
+bool isSplit(ShardingAttr s) {
+  return s && llvm::any_of(s.getDims(), [](DimShardingAttr d) {
+           return !d.getAxes().empty();
+         });
+}
+
+LogicalResult partition(func::FuncOp fn, MeshOp mesh) {
+  MLIRContext *ctx = fn.getContext();
+  Block &body = fn.getBody().front();
+  for (BlockArgument arg : body.getArguments())
+    if (auto type = dyn_cast<RankedTensorType>(arg.getType()))
+      arg.setType(localType(type, getRecordedSharding(arg), mesh));
+
+  SmallVector<Operation *> ops;
+  for (Operation &op : body)
+    ops.push_back(&op);
+  for (Operation *op : ops) {
+    OpBuilder b(op);
+    if (auto annotate = dyn_cast<AnnotateOp>(op)) {
+      annotate.getResult().replaceAllUsesWith(annotate.getInput());
+      annotate.erase();
+      continue;
+    }
+    if (auto reshard = dyn_cast<ReshardOp>(op)) {
+      reshard.getResult().setType(
+          localType(reshard.getResult().getType(), reshard.getTo(), mesh));
+      continue;
+    }
+    if (isa<func::ReturnOp>(op))
+      continue;
+    if (!isa<ShardingRuleOpInterface>(op) ||
+        llvm::any_of(op->getResultTypes(),
+                     [](Type t) { return !isa<RankedTensorType>(t); }))
+      return op->emitError("cannot partition '")
+             << op->getName() << "': it has no sharding rule";
+
+    SmallVector<ShardingAttr> layouts;
+    for (Value r : op->getResults())
+      layouts.push_back(getRecordedSharding(r));
+    op->removeAttr("dist.shardings");
+    if (op->getNumResults() == 1 && isSplit(layouts[0]) &&
+        isa<nn::ParameterOp, nn::ConstantOp, nn::RangeOp>(op)) {
+      Value global = op->getResult(0);
+      auto type = cast<RankedTensorType>(global.getType());
+      auto constant = dyn_cast<nn::ConstantOp>(op);
+      auto splat = constant ? dyn_cast<SplatElementsAttr>(constant.getValue())
+                            : SplatElementsAttr();
+      if (splat) {
+        auto local = localType(type, layouts[0], mesh);
+        constant.setValueAttr(splat.resizeSplat(local));
+        global.setType(local);
+        continue;
+      }
+      SmallVector<OpOperand *> uses;
+      for (OpOperand &use : global.getUses())
+        uses.push_back(&use);
+      b.setInsertionPointAfter(op);
+      Value local = takeShards(b, op->getLoc(), global, layouts[0], mesh);
+      for (OpOperand *use : uses)
+        use->set(local);
+      continue;
+    }
+    for (auto [r, layout] : llvm::zip(op->getResults(), layouts))
+      r.setType(localType(cast<RankedTensorType>(r.getType()), layout, mesh));
+
+    // Attributes that spell a shape follow the per-device types.
+    auto resultShape = [&] {
+      return cast<RankedTensorType>(op->getResult(0).getType()).getShape();
+    };
+    if (auto reshape = dyn_cast<nn::ReshapeOp>(op)) {
+      reshape.setShape(resultShape());
+    } else if (auto broadcast = dyn_cast<nn::BroadcastToOp>(op)) {
+      broadcast.setShape(resultShape());
+    } else if (auto slice = dyn_cast<nn::SliceOp>(op)) {
+      // Split dimensions are whole in the global slice (the rule), so
+      // their size is the block's.
+      SmallVector<int64_t> sizes(slice.getSizes());
+      ShardingAttr layout = layouts[0];
+      for (size_t d = 0; d < sizes.size(); ++d)
+        if (!dimAxes(layout, d).empty())
+          sizes[d] = resultShape()[d];
+      slice.setSizes(sizes);
+    }
+  }
+  // Convolution groups follow the (already local) channel counts.
+  fn.walk([&](nn::Conv2dOp conv) {
+    int64_t groups = conv.getGroups();
+    int64_t perGroup = conv.getFilter().getType().getDimSize(1);
+    int64_t channels = conv.getInput().getType().getDimSize(1);
+    if (groups > 1 && perGroup > 0 && channels / perGroup != groups)
+      conv.setGroups(channels / perGroup);
+  });
+
+  auto ret = cast<func::ReturnOp>(body.getTerminator());
+  fn.setType(
+      FunctionType::get(ctx, body.getArgumentTypes(), ret.getOperandTypes()));
+  fn->setAttr(kSPMDAttrName, UnitAttr::get(ctx));
+  return success();
+}
+
+struct DistPartitionPass : loom::impl::DistPartitionBase<DistPartitionPass> {
+  void runOnOperation() override {
+    for (auto fn : getOperation().getOps<func::FuncOp>()) {
+      if (fn.isExternal() || fn->hasAttr(kSPMDAttrName))
+        continue;
+      MeshOp mesh;
+      auto consider = [&](ShardingAttr s) {
+        if (s && !mesh)
+          mesh = lookupMesh(fn, s.getMesh());
+      };
+      for (BlockArgument arg : fn.getArguments())
+        consider(getRecordedSharding(arg));
+      fn.walk([&](Operation *op) {
+        for (Value r : op->getResults())
+          if (isa<RankedTensorType>(r.getType()))
+            consider(getRecordedSharding(r));
+      });
+      if (!mesh)
+        continue;
+      if (!fn.getBody().hasOneBlock()) {
+        fn.emitError("partitioning needs a single-block function");
+        return signalPassFailure();
+      }
+      if (failed(partition(fn, mesh)))
+        return signalPassFailure();
+    }
+  }
+};
+} // namespace

@@ -1,0 +1,429 @@
+//===- PropagateSharding.cpp - Spread shardings through a function --------===//
+//
+// Starting from the layouts a user (or a strategy) gave (function argument
+// and result attributes, dist.annotate, dist.shardings already on ops), every
+// op's sharding rule carries mesh axes from tensors it knows to tensors it
+// does not, forwards and backwards, until nothing changes. Each op then has
+// `dist.shardings` on its results. Nothing here moves data: where an op
+// cannot use the layout its operand has, -dist-insert-reshards adds a
+// reshard.
+//
+// Conflicts (two tensors of one op splitting a factor differently, or one
+// axis wanted by two factors) are resolved by priority, and reported as a
+// remark on the op:
+//   1. layouts a user wrote beat propagated ones;
+//   2. among equals, operands beat results (forward information wins);
+//   3. then the earlier operand.
+// A factor the rule marks replicated is never split, whatever its tensors
+// say (softmax's axis, a window): that is a rule, not a conflict.
+//
+//===----------------------------------------------------------------------===//
+
+#include "loom/Interfaces/Interfaces.h"
+#include "loom/Passes/Passes.h"
+#include "loom/Passes/Sharding.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+
+namespace loom {
+#define GEN_PASS_DEF_DISTPROPAGATESHARDING
+#include "Passes.h.inc"
+} // namespace loom
+
+using namespace mlir;
+using namespace loom;
+using namespace loom::dist;
+
+namespace {
+enum Priority { kUser = 0, kPropagated = 1, kUnknown = 2 };
+
+/// What propagation knows about one value.
+struct State {
+  SmallVector<AxisList> dims;
+  /// A dimension that may not receive axes: it has some, or a user closed it.
+  SmallVector<bool> fixed;
+  AxisList partial;
+  ReductionKind kind = ReductionKind::Sum;
+  int priority = kUnknown;
+
+  bool uses(StringAttr axis) const {
+    if (llvm::is_contained(partial, axis))
+      return true;
+    return llvm::any_of(
+        dims, [&](const AxisList &d) { return llvm::is_contained(d, axis); });
+  }
+};
+
+/// One tensor's opinion on how to split a factor.
+struct Candidate {
+  AxisList axes;
+  int priority;
+  bool isResult;
+  unsigned tensor;
+  int64_t dim;
+};
+
+std::string describe(const Candidate &c) {
+  return std::string(c.isResult ? "result " : "operand ") +
+         std::to_string(c.tensor) + " (dimension " + std::to_string(c.dim) +
+         ", " + (c.priority == kUser ? "user layout" : "propagated") +
+         ") splits it over " + formatAxes(c.axes);
+}
+
+bool before(const Candidate &a, const Candidate &b) {
+  return std::make_tuple(a.priority, a.isResult, a.tensor) <
+         std::make_tuple(b.priority, b.isResult, b.tensor);
+}
+
+class Propagator {
+public:
+  Propagator(func::FuncOp fn, MeshOp mesh) : fn(fn), mesh(mesh) {}
+
+  void run() {
+    seed();
+    SmallVector<Operation *> ops;
+    fn.walk([&](Operation *op) {
+      if (op != fn.getOperation())
+        ops.push_back(op);
+    });
+    // Each sweep only adds axes to dimensions that had none, so this ends;
+    // the bound guards against a rule bug.
+    for (int sweep = 0; sweep < 32; ++sweep) {
+      bool changed = false;
+      for (Operation *op : ops)
+        changed |= visit(op);
+      for (Operation *op : llvm::reverse(ops))
+        changed |= visit(op);
+      if (!changed)
+        break;
+    }
+    for (auto &[op, lines] : conflicts)
+      for (const std::string &line : lines)
+        op->emitRemark() << line;
+    write(ops);
+  }
+
+private:
+  State &stateOf(Value v) {
+    auto it = states.find(v);
+    if (it != states.end())
+      return it->second;
+    State s;
+    int64_t rank = cast<RankedTensorType>(v.getType()).getRank();
+    s.dims.resize(rank);
+    s.fixed.assign(rank, false);
+    return states.insert({v, s}).first->second;
+  }
+
+  /// Records a layout the user (or a strategy) wrote.
+  void seedValue(Value v, ShardingAttr sharding) {
+    if (!sharding || !isa<RankedTensorType>(v.getType()))
+      return;
+    State &s = stateOf(v);
+    for (auto [d, dim] : llvm::enumerate(sharding.getDims())) {
+      s.dims[d].assign(dim.getAxes().begin(), dim.getAxes().end());
+      s.fixed[d] = !dim.getAxes().empty() || !dim.getOpen();
+    }
+    s.partial.assign(sharding.getPartialAxes().begin(),
+                     sharding.getPartialAxes().end());
+    s.kind = sharding.getPartialKind();
+    s.priority = kUser;
+  }
+
+  void seed() {
+    for (BlockArgument arg : fn.getArguments())
+      seedValue(arg, getRecordedSharding(arg));
+    fn.walk([&](Operation *op) {
+      for (Value r : op->getResults())
+        seedValue(r, getRecordedSharding(r));
+    });
+  }
+
+  /// Gives `v` the layout `want` where `v` has room for it.
+  bool offer(Value v, const State &want, int priority) {
+    if (!isa<RankedTensorType>(v.getType()))
+      return false;
+    State &s = stateOf(v);
+    bool changed = false;
+    for (size_t d = 0; d < s.dims.size(); ++d) {
+      if (s.fixed[d] || want.dims[d].empty())
+        continue;
+      if (llvm::any_of(want.dims[d], [&](StringAttr a) { return s.uses(a); }))
+        continue;
+      s.dims[d] = want.dims[d];
+      s.fixed[d] = true;
+      changed = true;
+    }
+    if (s.priority != kUser && !want.partial.empty() && s.partial.empty() &&
+        llvm::none_of(want.partial, [&](StringAttr a) { return s.uses(a); })) {
+      s.partial = want.partial;
+      s.kind = want.kind;
+      changed = true;
+    }
+    if (changed && s.priority == kUnknown)
+      s.priority = priority;
+    return changed;
+  }
+
+  bool visit(Operation *op) {
+    if (auto annotate = dyn_cast<AnnotateOp>(op)) {
+      const State &s = stateOf(annotate.getResult());
+      return offer(annotate.getInput(), withoutPartial(s), kUser);
+    }
+    if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+      bool changed = false;
+      for (auto [i, v] : llvm::enumerate(ret.getOperands()))
+        if (auto s = fn.getResultAttrOfType<ShardingAttr>(i, "dist.sharding")) {
+          State want;
+          want.dims.resize(s.getDims().size());
+          for (auto [d, dim] : llvm::enumerate(s.getDims()))
+            want.dims[d].assign(dim.getAxes().begin(), dim.getAxes().end());
+          changed |= offer(v, want, kUser);
+        }
+      return changed;
+    }
+    auto ruleOp = dyn_cast<ShardingRuleOpInterface>(op);
+    if (!ruleOp ||
+        llvm::any_of(op->getOperandTypes(),
+                     [](Type t) {
+                       auto rt = dyn_cast<RankedTensorType>(t);
+                       return !rt || !rt.hasStaticShape();
+                     }) ||
+        llvm::any_of(op->getResultTypes(), [](Type t) {
+          auto rt = dyn_cast<RankedTensorType>(t);
+          return !rt || !rt.hasStaticShape();
+        }))
+      return false;
+    ShardingRule rule = ruleOp.getShardingRule();
+    int numFactors = rule.getNumFactors();
+    std::vector<SmallVector<Candidate>> candidates(numFactors);
+
+    auto collect = [&](Value v, const TensorFactors &dims, bool isResult,
+                       unsigned index) {
+      auto it = states.find(v);
+      if (it == states.end())
+        return;
+      const State &s = it->second;
+      for (auto [d, factors] : llvm::enumerate(dims)) {
+        if (s.dims[d].empty()) {
+          // A dimension a user closed whole asks for its factors whole.
+          if (s.fixed[d] && s.priority == kUser)
+            for (int f : factors)
+              candidates[f].push_back({{}, kUser, isResult, index, (int64_t)d});
+          continue;
+        }
+        FailureOr<FactorAxes> split =
+            axesToFactors(s.dims[d], factors, rule, mesh);
+        if (failed(split))
+          continue;
+        for (auto [k, f] : llvm::enumerate(factors))
+          if (!(*split)[k].empty())
+            candidates[f].push_back(
+                {(*split)[k], s.priority, isResult, index, (int64_t)d});
+      }
+    };
+    for (auto [i, v] : llvm::enumerate(op->getOperands()))
+      collect(v, rule.getOperands()[i], false, i);
+    for (auto [i, v] : llvm::enumerate(op->getResults()))
+      collect(v, rule.getResults()[i], true, i);
+
+    // Pick each factor's axes by priority.
+    FactorAxes chosen(numFactors);
+    SmallVector<const Candidate *> winner(numFactors, nullptr);
+    for (int f = 0; f < numFactors; ++f) {
+      auto &list = candidates[f];
+      if (list.empty() || rule.getFactor(f).kind == FactorKind::Replicated)
+        continue;
+      llvm::stable_sort(list, before);
+      winner[f] = &list.front();
+      chosen[f] = list.front().axes;
+      for (const Candidate &c : ArrayRef<Candidate>(list).drop_front())
+        if (c.axes != chosen[f])
+          note(op, "factor " + ShardingRule::factorName(f) + ": " +
+                       describe(c) + ", but " + describe(list.front()) +
+                       "; keeping the latter (higher priority)");
+    }
+    // One axis splits one factor; the higher-priority factor keeps it.
+    SmallVector<int> order;
+    for (int f = 0; f < numFactors; ++f)
+      if (winner[f])
+        order.push_back(f);
+    llvm::stable_sort(
+        order, [&](int a, int b) { return before(*winner[a], *winner[b]); });
+    llvm::SmallDenseSet<StringAttr, 8> used;
+    std::optional<ReductionKind> partialKind;
+    AxisList partial;
+    for (int f : order) {
+      const ShardingFactor &factor = rule.getFactor(f);
+      bool clash =
+          llvm::any_of(chosen[f], [&](StringAttr a) { return used.count(a); });
+      bool kindClash = factor.kind == FactorKind::Reduction && partialKind &&
+                       *partialKind != factor.reduction;
+      if (clash || kindClash) {
+        note(op, "factor " + ShardingRule::factorName(f) + ": " +
+                     describe(*winner[f]) + ", but " +
+                     (clash ? "an axis already splits another factor"
+                            : "another reduction of a different kind is "
+                              "split") +
+                     "; leaving it whole");
+        chosen[f].clear();
+        continue;
+      }
+      for (StringAttr a : chosen[f])
+        used.insert(a);
+      if (factor.kind == FactorKind::Reduction && !chosen[f].empty()) {
+        partialKind = factor.reduction;
+        llvm::append_range(partial, chosen[f]);
+      }
+    }
+
+    bool changed = false;
+    auto project = [&](const TensorFactors &dims, bool isResult) {
+      State want;
+      for (const DimFactors &dim : dims) {
+        AxisList axes;
+        for (int f : dim)
+          llvm::append_range(axes, chosen[f]);
+        want.dims.push_back(axes);
+      }
+      if (isResult) {
+        want.partial = partial;
+        want.kind = partialKind.value_or(ReductionKind::Sum);
+      }
+      return want;
+    };
+    for (auto [i, v] : llvm::enumerate(op->getOperands()))
+      changed |= offer(v, project(rule.getOperands()[i], false), kPropagated);
+    for (auto [i, v] : llvm::enumerate(op->getResults()))
+      changed |= offer(v, project(rule.getResults()[i], true), kPropagated);
+    return changed;
+  }
+
+  State withoutPartial(const State &s) {
+    State copy = s;
+    copy.partial.clear();
+    return copy;
+  }
+
+  void note(Operation *op, std::string line) {
+    auto &lines = conflicts[op];
+    if (!llvm::is_contained(lines, line))
+      lines.push_back(std::move(line));
+  }
+
+  ShardingAttr toAttr(Value v) {
+    auto it = states.find(v);
+    int64_t rank = cast<RankedTensorType>(v.getType()).getRank();
+    MLIRContext *ctx = fn.getContext();
+    auto meshRef = FlatSymbolRefAttr::get(mesh.getSymNameAttr());
+    if (it == states.end())
+      return ShardingAttr::getReplicated(ctx, meshRef, rank);
+    SmallVector<DimShardingAttr> dims;
+    for (const AxisList &axes : it->second.dims)
+      dims.push_back(DimShardingAttr::get(ctx, axes, false));
+    return ShardingAttr::get(ctx, meshRef, dims, it->second.partial,
+                             it->second.partial.empty() ? ReductionKind::Sum
+                                                        : it->second.kind);
+  }
+
+  void write(ArrayRef<Operation *> ops) {
+    for (BlockArgument arg : fn.getArguments())
+      if (isa<RankedTensorType>(arg.getType())) {
+        ShardingAttr s = toAttr(arg);
+        if (!s.isReplicated() || getRecordedSharding(arg))
+          setRecordedSharding(arg, s);
+      }
+    for (Operation *op : ops) {
+      if (op->getNumResults() == 0 || isa<AnnotateOp, ReshardOp>(op) ||
+          !llvm::all_of(op->getResultTypes(),
+                        [](Type t) { return isa<RankedTensorType>(t); }))
+        continue;
+      for (Value r : op->getResults())
+        setRecordedSharding(r, toAttr(r));
+    }
+    // Results leave whole along partial axes: -dist-insert-reshards reduces
+    // them before the return.
+    auto ret = cast<func::ReturnOp>(fn.getBody().front().getTerminator());
+    for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
+      if (!isa<RankedTensorType>(v.getType()) ||
+          fn.getResultAttr(i, "dist.sharding"))
+        continue;
+      ShardingAttr s = dist::withoutPartial(toAttr(v));
+      if (!s.isReplicated())
+        fn.setResultAttr(i, "dist.sharding", s);
+    }
+  }
+
+  func::FuncOp fn;
+  MeshOp mesh;
+  llvm::DenseMap<Value, State> states;
+  llvm::MapVector<Operation *, SmallVector<std::string>> conflicts;
+};
+
+/// The one mesh the function's layouts name, or null if it names none.
+FailureOr<MeshOp> findMesh(func::FuncOp fn) {
+  FlatSymbolRefAttr found;
+  Operation *where = nullptr;
+  WalkResult result = fn.walk([&](Operation *op) -> WalkResult {
+    SmallVector<ShardingAttr> seen;
+    if (auto a = dyn_cast<AnnotateOp>(op))
+      seen.push_back(a.getSharding());
+    if (auto r = dyn_cast<ReshardOp>(op))
+      seen.push_back(r.getTo());
+    if (op == fn.getOperation()) {
+      for (unsigned i = 0; i < fn.getNumArguments(); ++i)
+        if (auto s = fn.getArgAttrOfType<ShardingAttr>(i, "dist.sharding"))
+          seen.push_back(s);
+      for (unsigned i = 0; i < fn.getNumResults(); ++i)
+        if (auto s = fn.getResultAttrOfType<ShardingAttr>(i, "dist.sharding"))
+          seen.push_back(s);
+    } else if (auto list = op->getAttrOfType<ArrayAttr>("dist.shardings")) {
+      for (Attribute a : list)
+        if (auto s = dyn_cast<ShardingAttr>(a))
+          seen.push_back(s);
+    }
+    for (ShardingAttr s : seen) {
+      if (found && s.getMesh() != found) {
+        op->emitError("layouts name two meshes, ")
+            << found << " and " << s.getMesh()
+            << "; a function runs on one mesh";
+        return WalkResult::interrupt();
+      }
+      found = s.getMesh();
+      where = op;
+    }
+    return WalkResult::advance();
+  });
+  if (result.wasInterrupted())
+    return failure();
+  if (!found)
+    return MeshOp();
+  MeshOp mesh = lookupMesh(where, found);
+  if (!mesh) {
+    where->emitError("unknown mesh ") << found;
+    return failure();
+  }
+  return mesh;
+}
+
+struct DistPropagateShardingPass
+    : loom::impl::DistPropagateShardingBase<DistPropagateShardingPass> {
+  void runOnOperation() override {
+    for (auto fn : getOperation().getOps<func::FuncOp>()) {
+      if (fn.isExternal() || fn->hasAttr(kSPMDAttrName))
+        continue;
+      FailureOr<MeshOp> mesh = findMesh(fn);
+      if (failed(mesh))
+        return signalPassFailure();
+      if (!*mesh)
+        continue;
+      if (!fn.getBody().hasOneBlock()) {
+        fn.emitError("sharding propagation needs a single-block function");
+        return signalPassFailure();
+      }
+      Propagator(fn, *mesh).run();
+    }
+  }
+};
+} // namespace
