@@ -356,6 +356,8 @@ int loom::driver::loomcMain(int argc, char **argv) {
   DialectRegistry registry;
   registerAllDialects(registry);
   MLIRContext context(registry);
+  // Diagnostics name the culprit; a dump of the whole function does not help.
+  context.printOpOnDiagnostic(false);
   // Diagnostics in .mlir input print as `file:line:col: error: ...` with the
   // source line; those about a model file (or a node in it) as
   // `model.onnx: error: node 'n' (Op): ...`.
