@@ -53,6 +53,67 @@ Value takeShards(OpBuilder &b, Location loc, Value value, ShardingAttr sharding,
   return value;
 }
 
+/// A rank-0 constant.
+Value scalar(OpBuilder &b, Location loc, Type element, double value) {
+  auto type = RankedTensorType::get({}, element);
+  Attribute attr =
+      isa<FloatType>(element)
+          ? Attribute(b.getFloatAttr(element, value))
+          : Attribute(b.getIntegerAttr(element, static_cast<int64_t>(value)));
+  return b.create<nn::ConstantOp>(loc, DenseElementsAttr::get(type, attr));
+}
+
+/// Rewrites a lookup into this device's rows [lo, lo + rows) of a table
+/// split along the gathered axis: indices are made non-negative against the
+/// global extent, rebased, and clamped; rows elsewhere read as zero. The
+/// devices' results then add up to the lookup (the result is partial).
+void maskVocabularyLookup(nn::GatherOp gather, int64_t globalRows,
+                          ArrayRef<StringAttr> axes,
+                          FlatSymbolRefAttr meshRef) {
+  OpBuilder b(gather);
+  Location loc = gather.getLoc();
+  Value idx = gather.getIndices();
+  auto idxType = cast<RankedTensorType>(idx.getType());
+  Type it = idxType.getElementType();
+  int64_t rows = gather.getData().getType().getDimSize(gather.getAxis());
+  auto cmp = [&](nn::CompareDirection d, Value l, Value r) -> Value {
+    return b.create<nn::CompareOp>(
+        loc, nn::CompareDirectionAttr::get(b.getContext(), d), l, r);
+  };
+  Value zero = scalar(b, loc, it, 0);
+  Value norm = b.create<nn::WhereOp>(
+      loc, cmp(nn::CompareDirection::LT, idx, zero),
+      b.create<nn::AddOp>(loc, idx, scalar(b, loc, it, globalRows)), idx);
+  // This device's first row: its block of [0, rows, 2 rows, ...].
+  Value starts = b.create<nn::RangeOp>(loc, b.getIntegerAttr(it, 0),
+                                       b.getIntegerAttr(it, globalRows),
+                                       b.getIntegerAttr(it, rows));
+  SmallVector<StringRef> names;
+  for (StringAttr a : axes)
+    names.push_back(a.getValue());
+  Value start = b.create<TakeShardOp>(
+      loc, RankedTensorType::get({1}, it), starts, meshRef,
+      b.getStrArrayAttr(names), b.getI64IntegerAttr(0));
+  Value local = b.create<nn::SubOp>(loc, norm, start);
+  Value inRange = b.create<nn::WhereOp>(
+      loc, cmp(nn::CompareDirection::GE, local, zero),
+      cmp(nn::CompareDirection::LT, local, scalar(b, loc, it, rows)),
+      scalar(b, loc, b.getI1Type(), 0));
+  Value safe = b.create<nn::WhereOp>(loc, inRange, local, zero);
+  gather.getIndicesMutable().assign(safe);
+
+  b.setInsertionPointAfter(gather);
+  auto resultType = gather.getResult().getType();
+  SmallVector<int64_t> maskShape(resultType.getRank(), 1);
+  for (int64_t d = 0; d < idxType.getRank(); ++d)
+    maskShape[gather.getAxis() + d] = idxType.getDimSize(d);
+  Value mask = b.create<nn::ReshapeOp>(loc, inRange, maskShape);
+  Value masked = b.create<nn::WhereOp>(
+      loc, mask, gather.getResult(),
+      scalar(b, loc, resultType.getElementType(), 0));
+  gather.getResult().replaceAllUsesExcept(masked, masked.getDefiningOp());
+}
+
 bool isSplit(ShardingAttr s) {
   return s && llvm::any_of(s.getDims(), [](DimShardingAttr d) {
            return !d.getAxes().empty();
@@ -69,6 +130,19 @@ LogicalResult partition(func::FuncOp fn, MeshOp mesh) {
   SmallVector<Operation *> ops;
   for (Operation &op : body)
     ops.push_back(&op);
+  // Lookups into a table split along the gathered axis, with the table's
+  // global rows and the axes splitting them (read before layouts go).
+  SmallVector<std::tuple<nn::GatherOp, int64_t, AxisList>> lookups;
+  for (Operation *op : ops)
+    if (auto gather = dyn_cast<nn::GatherOp>(op)) {
+      ShardingAttr layout = getRecordedSharding(gather.getData());
+      ArrayRef<StringAttr> axes = dimAxes(layout, gather.getAxis());
+      if (!axes.empty())
+        lookups.push_back(
+            {gather,
+             gather.getData().getType().getDimSize(gather.getAxis()),
+             AxisList(axes.begin(), axes.end())});
+    }
   for (Operation *op : ops) {
     OpBuilder b(op);
     if (auto annotate = dyn_cast<AnnotateOp>(op)) {
@@ -137,6 +211,9 @@ LogicalResult partition(func::FuncOp fn, MeshOp mesh) {
       slice.setSizes(sizes);
     }
   }
+  for (auto &[gather, rows, axes] : lookups)
+    maskVocabularyLookup(gather, rows, axes,
+                         FlatSymbolRefAttr::get(mesh.getSymNameAttr()));
   // Convolution groups follow the (already local) channel counts.
   fn.walk([&](nn::Conv2dOp conv) {
     int64_t groups = conv.getGroups();

@@ -1,11 +1,11 @@
 //===- NNShardingRules.cpp - Sharding rules of nn ops ---------------------===//
 //
 // Each op states its dimensions as factors (see ShardingRuleInterface.td).
-// Dimensions that an op reads through a window, an offset or a data-dependent
-// index (convolution and pooling windows, slices, pads, concatenation axes,
-// gathered axes) get factors of their own marked replicated: splitting them
-// would need halos or index rebasing, which partitioning does not derive
-// from a rule.
+// Dimensions that an op reads through a window or an offset (convolution
+// and pooling windows, slices, pads, concatenation axes) get factors of
+// their own marked replicated: splitting them would need halos, which
+// partitioning does not derive from a rule. A gathered axis is the one
+// data-dependent read that may be split (see GatherOp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -345,9 +345,13 @@ ShardingRule GatherOp::getShardingRule() {
   RankedTensorType data = getData().getType(), indices = getIndices().getType();
   int64_t axis = getAxis();
   SmallVector<int> dataF, indexF;
+  // The gathered axis is a sum reduction: a device holding rows [lo, hi)
+  // looks up the indices that fall there and yields zeros for the others,
+  // so the devices' results add up to the lookup (Megatron's vocabulary-
+  // parallel embedding; -dist-partition writes the masked lookup).
   for (int64_t d = 0; d < data.getRank(); ++d)
     dataF.push_back(
-        rule.addFactor(data.getDimSize(d), d == axis ? FactorKind::Replicated
+        rule.addFactor(data.getDimSize(d), d == axis ? FactorKind::Reduction
                                                      : FactorKind::Parallel));
   indexF = parallelFactors(rule, indices);
   rule.addOperand(each(dataF));

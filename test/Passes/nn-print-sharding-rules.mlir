@@ -31,8 +31,9 @@ func.func @attention_block(%x: tensor<4x16x64xf32>, %wqkv: tensor<64x192xf32>, %
 
 func.func @embedding_and_loss(%table: tensor<1000x64xf32>, %tokens: tensor<4x16xi64>, %g: tensor<64xf32>,
                               %head: tensor<64x1000xf32>, %labels: tensor<4x16xi64>) {
-  // A sharded vocabulary needs a masked lookup, so the gathered axis is replicated.
-  // expected-remark@+1 {{([i, j], [k, l]) -> ([k, l, j]) {i=1000, j=64, k=4, l=16} replicated={i}}}
+  // A sharded vocabulary is a masked lookup whose results add up: the
+  // gathered axis is a sum reduction.
+  // expected-remark@+1 {{([i, j], [k, l]) -> ([k, l, j]) {i=1000, j=64, k=4, l=16} reduction={i}}}
   %e = nn.gather %table[%tokens] axis = 0 : tensor<1000x64xf32>, tensor<4x16xi64> -> tensor<4x16x64xf32>
   // LayerNorm over a sharded hidden dimension needs it whole.
   // expected-remark@+1 {{([i, j, k], [k]) -> ([i, j, k]) {i=4, j=16, k=64} replicated={k}}}
