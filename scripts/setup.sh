@@ -14,7 +14,7 @@ APT_PACKAGES=(
   build-essential cmake ninja-build ccache git python3 python3-venv
   libmlir-19-dev mlir-19-tools llvm-19-dev llvm-19-tools
   libgtest-dev libonnx-dev libprotobuf-dev libopenblas-dev
-  clang-19 libclang-rt-19-dev clang-format-19
+  clang-19 libclang-rt-19-dev clang-format-19 libopenmpi-dev openmpi-bin
 )
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
