@@ -91,9 +91,9 @@ void maskVocabularyLookup(nn::GatherOp gather, int64_t globalRows,
   SmallVector<StringRef> names;
   for (StringAttr a : axes)
     names.push_back(a.getValue());
-  Value start = b.create<TakeShardOp>(
-      loc, RankedTensorType::get({1}, it), starts, meshRef,
-      b.getStrArrayAttr(names), b.getI64IntegerAttr(0));
+  Value start = b.create<TakeShardOp>(loc, RankedTensorType::get({1}, it),
+                                      starts, meshRef, b.getStrArrayAttr(names),
+                                      b.getI64IntegerAttr(0));
   Value local = b.create<nn::SubOp>(loc, norm, start);
   Value inRange = b.create<nn::WhereOp>(
       loc, cmp(nn::CompareDirection::GE, local, zero),
@@ -108,9 +108,9 @@ void maskVocabularyLookup(nn::GatherOp gather, int64_t globalRows,
   for (int64_t d = 0; d < idxType.getRank(); ++d)
     maskShape[gather.getAxis() + d] = idxType.getDimSize(d);
   Value mask = b.create<nn::ReshapeOp>(loc, inRange, maskShape);
-  Value masked = b.create<nn::WhereOp>(
-      loc, mask, gather.getResult(),
-      scalar(b, loc, resultType.getElementType(), 0));
+  Value masked =
+      b.create<nn::WhereOp>(loc, mask, gather.getResult(),
+                            scalar(b, loc, resultType.getElementType(), 0));
   gather.getResult().replaceAllUsesExcept(masked, masked.getDefiningOp());
 }
 
@@ -139,8 +139,7 @@ LogicalResult partition(func::FuncOp fn, MeshOp mesh) {
       ArrayRef<StringAttr> axes = dimAxes(layout, gather.getAxis());
       if (!axes.empty())
         lookups.push_back(
-            {gather,
-             gather.getData().getType().getDimSize(gather.getAxis()),
+            {gather, gather.getData().getType().getDimSize(gather.getAxis()),
              AxisList(axes.begin(), axes.end())});
     }
   for (Operation *op : ops) {

@@ -215,10 +215,16 @@ loom::dist::verifySharding(ShardingAttr sharding, Type type, Operation *from,
         return failure();
     int64_t size = tensor.getDimSize(d);
     int64_t devices = mesh.getGroupSize(dim.getAxes());
-    if (!ShapedType::isDynamic(size) && size % devices != 0)
-      return emitError() << "dimension " << d << " of size " << size
-                         << " is not divisible by " << devices
-                         << ", the product of its mesh axes";
+    if (!ShapedType::isDynamic(size) && size % devices != 0) {
+      InFlightDiagnostic diag = emitError();
+      diag << "dimension " << d << " of size " << size
+           << " is not divisible by " << devices
+           << ", the product of its mesh axes [";
+      llvm::interleaveComma(dim.getAxes(), diag, [&](StringAttr a) {
+        diag << "\"" << a.getValue() << "\"";
+      });
+      return diag << "]";
+    }
   }
   for (StringAttr axis : sharding.getPartialAxes())
     if (failed(checkAxis(axis)))

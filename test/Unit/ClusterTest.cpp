@@ -1,0 +1,101 @@
+//===- ClusterTest.cpp - Cluster descriptions and meshes on them ----------===//
+
+#include "loom/CostModel/Cluster.h"
+#include "gtest/gtest.h"
+
+using namespace loom;
+
+namespace {
+constexpr const char *kTwoNodes = R"json({
+  "name": "two nodes",
+  "nodes": 2,
+  "devices_per_node": 4,
+  "device": {"kind": "gpu", "memory_gb": 80, "memory_bandwidth_gb_per_s": 2000,
+             "peak_tflops": {"bfloat16": 312, "float32": 19.5}},
+  "links": {"intra_node": {"bandwidth_gb_per_s": 300, "latency_us": 2},
+            "inter_node": {"bandwidth_gb_per_s": 25, "latency_us": 5}}
+})json";
+
+std::string errorOf(llvm::StringRef json) {
+  llvm::Expected<Cluster> c = parseCluster(json, "c.json");
+  if (c)
+    return "";
+  return llvm::toString(c.takeError());
+}
+
+TEST(Cluster, Parses) {
+  llvm::Expected<Cluster> c = parseCluster(kTwoNodes, "c.json");
+  ASSERT_TRUE(!!c) << llvm::toString(c.takeError());
+  EXPECT_EQ(c->numDevices(), 8);
+  EXPECT_EQ(c->device.kind, "gpu");
+  EXPECT_EQ(c->device.peakTFLOPs.lookup("bfloat16"), 312);
+  EXPECT_EQ(c->interNode.bandwidthGBps, 25);
+  EXPECT_EQ(c->intraNode.latencyUs, 2);
+}
+
+TEST(Cluster, ErrorsNameTheKey) {
+  EXPECT_EQ(errorOf("[1]"), "c.json: expected a JSON object");
+  EXPECT_NE(errorOf("{").find("c.json: invalid JSON"), std::string::npos);
+  std::string text = kTwoNodes;
+  std::string noNodes = text;
+  noNodes.replace(noNodes.find("\"nodes\": 2"), 10, "\"nodes\": 0");
+  EXPECT_EQ(errorOf(noNodes), "c.json: \"nodes\" must be a positive integer");
+  std::string badDtype = text;
+  badDtype.replace(badDtype.find("\"float32\""), 9, "\"fp32\"");
+  EXPECT_NE(errorOf(badDtype).find("unknown dtype \"fp32\""),
+            std::string::npos);
+  std::string noInter = text;
+  noInter.replace(noInter.find("\"inter_node\""), 12, "\"other\"");
+  EXPECT_EQ(errorOf(noInter), "c.json: missing object \"links.inter_node\"");
+  std::string badKind = text;
+  badKind.replace(badKind.find("\"gpu\""), 5, "\"tpu\"");
+  EXPECT_EQ(errorOf(badKind),
+            "c.json: \"device.kind\" must be \"gpu\" or \"cpu\"");
+}
+
+TEST(Cluster, InnermostAxesGoInsideANode) {
+  Cluster c = llvm::cantFail(parseCluster(kTwoNodes, "c.json"));
+  auto axes = llvm::cantFail(layMesh("dp=2,tp=4", c));
+  ASSERT_EQ(axes.size(), 2u);
+  EXPECT_EQ(axes[0].name, "dp");
+  EXPECT_FALSE(axes[0].intraNode);
+  EXPECT_EQ(axes[0].link.bandwidthGBps, 25);
+  EXPECT_TRUE(axes[1].intraNode);
+  EXPECT_EQ(axes[1].link.bandwidthGBps, 300);
+  // 2 x 2 fit in a node; the outer 2 does not.
+  axes = llvm::cantFail(layMesh("pp=2,dp=2,tp=2", c));
+  EXPECT_FALSE(axes[0].intraNode);
+  EXPECT_TRUE(axes[1].intraNode);
+  EXPECT_TRUE(axes[2].intraNode);
+  // An axis that does not fit makes every outer axis inter-node too.
+  axes = llvm::cantFail(layMesh("a=1,b=8", c));
+  EXPECT_FALSE(axes[0].intraNode);
+  EXPECT_FALSE(axes[1].intraNode);
+}
+
+TEST(Cluster, BadMeshes) {
+  Cluster c = llvm::cantFail(parseCluster(kTwoNodes, "c.json"));
+  auto error = [&](llvm::StringRef spec) {
+    auto axes = layMesh(spec, c);
+    return axes ? std::string() : llvm::toString(axes.takeError());
+  };
+  EXPECT_NE(error("dp=4,tp=4")
+                .find("needs 16 devices, but the cluster 'two "
+                      "nodes' has 8 (2 node(s) of 4)"),
+            std::string::npos);
+  EXPECT_NE(error("dp=2,dp=2").find("axis 'dp' appears twice"),
+            std::string::npos);
+  EXPECT_NE(error("dp=0").find("expected NAME=SIZE"), std::string::npos);
+  EXPECT_NE(error("2=dp").find("expected NAME=SIZE"), std::string::npos);
+  EXPECT_NE(error("dp").find("expected NAME=SIZE"), std::string::npos);
+  // This machine's description does not bound the number of CPU ranks.
+  EXPECT_TRUE(!!layMesh("dp=64", describeThisMachine()));
+}
+
+TEST(Cluster, ShippedExamplesParse) {
+  for (const char *name : {"h200x8.json", "cpu-2x16.json"}) {
+    auto c = readClusterFile(std::string(LOOM_SOURCE_DIR "/clusters/") + name);
+    EXPECT_TRUE(!!c) << (c ? "" : llvm::toString(c.takeError()));
+  }
+}
+} // namespace
