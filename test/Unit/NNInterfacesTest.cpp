@@ -503,7 +503,7 @@ const Case kCases[] = {
      {"tensor<1000x64xf32>", "tensor<4x16xi64>"},
      "%r = nn.gather %a[%b] axis = 0 : tensor<1000x64xf32>, tensor<4x16xi64> "
      "-> tensor<4x16x64xf32>",
-     "([i, j], [k, l]) -> ([k, l, j]) {i=1000, j=64, k=4, l=16} replicated={i}",
+     "([i, j], [k, l]) -> ([k, l, j]) {i=1000, j=64, k=4, l=16} reduction={i}",
      0,
      0,
      16384 + 512,
