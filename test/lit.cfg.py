@@ -31,3 +31,22 @@ llvm_config.with_environment("PATH", config.loom_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.add_tool_substitutions(["loom-opt", "loomc", "loomrun"],
                                   [config.loom_tools_dir])
+
+# GPU tests: `cuda` when nvidia-smi lists a GPU; `nccl` when this build has
+# the NCCL communicator plugin (runtime/comm/nccl).
+def _lists_gpu():
+    import subprocess
+    try:
+        listing = subprocess.run(["nvidia-smi", "-L"], capture_output=True,
+                                 text=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return listing.returncode == 0 and any(
+        line.startswith("GPU ") for line in listing.stdout.splitlines())
+
+
+if _lists_gpu():
+    config.available_features.add("cuda")
+if os.path.exists(os.path.join(config.loom_obj_root, "lib",
+                               "libloom_comm_nccl.so")):
+    config.available_features.add("nccl")
