@@ -131,15 +131,17 @@ void pairMegatron(func::FuncOp fn, StringAttr tp, FlatSymbolRefAttr meshRef) {
       }
       llvm::append_range(work, def->getOperands());
     }
-    bool row = !feeding.empty() && llvm::all_of(feeding, [&](Operation *op) {
+    // Outputs of unpaired columns are split; everything else feeding in is
+    // whole (a row's output is all-reduced).
+    auto open = [&](Operation *op) {
       return role.lookup(op) == Column && !paired.lookup(op);
-    });
-    if (row) {
+    };
+    if (!feeding.empty() && llvm::all_of(feeding, open)) {
       role[mm] = Row;
       for (Operation *op : feeding)
         paired[op] = true;
     } else {
-      role[mm] = feeding.empty() ? Column : None;
+      role[mm] = llvm::none_of(feeding, open) ? Column : None;
     }
   }
   for (nn::MatmulOp mm : weighted) {
@@ -238,19 +240,20 @@ struct DistApplyStrategyPass
           batch = type.getDimSize(0);
         if (type.getDimSize(0) != *batch)
           continue;
-        StringRef name = "";
+        std::string name = "input";
         if (auto n =
                 fn.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "nn.name"))
-          name = n.getValue();
+          name = ("input '" + n.getValue() + "'").str();
         if (ShapedType::isDynamic(*batch) || *batch % batchDevices != 0) {
-          fn.emitError("input '")
-              << name << "' (argument " << arg.getArgNumber()
-              << "): dimension 0 (the batch) of size "
-              << (ShapedType::isDynamic(*batch) ? std::string("?")
-                                                : std::to_string(*batch))
-              << " is not divisible by " << batchDevices
-              << ", the devices of mesh axes " << formatAxes(batchAxes)
-              << " (fix the batch with --input-shape)";
+          fn.emitError() << name << " (argument " << arg.getArgNumber()
+                         << "): dimension 0 (the batch) of size "
+                         << (ShapedType::isDynamic(*batch)
+                                 ? std::string("?")
+                                 : std::to_string(*batch))
+                         << " is not divisible by " << batchDevices
+                         << ", the devices of mesh axes "
+                         << formatAxes(batchAxes)
+                         << " (fix the batch with --input-shape)";
           return signalPassFailure();
         }
         SmallVector<DimShardingAttr> dims(

@@ -88,6 +88,7 @@ FactorAxes deriveFactors(Operation *op, const ShardingRule &rule, MeshOp mesh,
       }
     }
   }
+  dropInexpressible(chosen, rule, mesh);
   AxisList produced;
   for (int f = 0; f < rule.getNumFactors(); ++f)
     if (rule.getFactor(f).kind == FactorKind::Reduction)

@@ -158,9 +158,19 @@ LogicalResult partition(func::FuncOp fn, MeshOp mesh) {
       continue;
     if (!isa<ShardingRuleOpInterface>(op) ||
         llvm::any_of(op->getResultTypes(),
-                     [](Type t) { return !isa<RankedTensorType>(t); }))
-      return op->emitError("cannot partition '")
-             << op->getName() << "': it has no sharding rule";
+                     [](Type t) { return !isa<RankedTensorType>(t); })) {
+      // -dist-insert-reshards gives such ops whole operands; they run as
+      // they are if their results are whole too.
+      bool whole = llvm::all_of(op->getResults(), [](Value r) {
+        ShardingAttr s = getRecordedSharding(r);
+        return !s || s.isReplicated();
+      });
+      if (!whole)
+        return op->emitError("cannot partition '")
+               << op->getName() << "': it has no sharding rule";
+      op->removeAttr("dist.shardings");
+      continue;
+    }
 
     SmallVector<ShardingAttr> layouts;
     for (Value r : op->getResults())

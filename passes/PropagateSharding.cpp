@@ -140,14 +140,59 @@ private:
     });
   }
 
-  /// Gives `v` the layout `want` where `v` has room for it.
-  bool offer(Value v, const State &want, int priority) {
+  /// True if the op defining `v` may produce it split along dimension `d`
+  /// (its rule neither keeps the dimension whole nor makes the split
+  /// inexpressible); arguments and rule-less ops take any layout.
+  bool producible(Value v, size_t d, ArrayRef<StringAttr> axes) {
+    auto result = dyn_cast<OpResult>(v);
+    auto ruleOp =
+        result ? dyn_cast<ShardingRuleOpInterface>(result.getOwner()) : nullptr;
+    if (!ruleOp || isa<AnnotateOp, ReshardOp>(result.getOwner()))
+      return true;
+    ShardingRule rule = ruleOp.getShardingRule();
+    const DimFactors &factors = rule.getResults()[result.getResultNumber()][d];
+    FailureOr<FactorAxes> split = axesToFactors(axes, factors, rule, mesh);
+    if (failed(split))
+      return false;
+    for (auto [k, f] : llvm::enumerate(factors))
+      if (!(*split)[k].empty() &&
+          rule.getFactor(f).kind == FactorKind::Replicated)
+        return false;
+    // An operand a user laid out splits its factors as written; the op
+    // follows it (its higher priority) rather than this request.
+    Operation *op = result.getOwner();
+    for (auto [i, operand] : llvm::enumerate(op->getOperands())) {
+      auto it = states.find(operand);
+      if (it == states.end() || it->second.priority != kUser)
+        continue;
+      for (auto [e, operandFactors] : llvm::enumerate(rule.getOperands()[i])) {
+        if (!it->second.fixed[e])
+          continue;
+        FailureOr<FactorAxes> has =
+            axesToFactors(it->second.dims[e], operandFactors, rule, mesh);
+        if (failed(has))
+          continue;
+        for (auto [k, f] : llvm::enumerate(factors))
+          for (auto [m, g] : llvm::enumerate(operandFactors))
+            if (f == g && (*has)[m] != (*split)[k])
+              return false;
+      }
+    }
+    return true;
+  }
+
+  /// Gives `v` the layout `want` where `v` has room for it. Requests from
+  /// anything but `v`'s own producer are checked against what the producer
+  /// can compute.
+  bool offer(Value v, const State &want, int priority, bool fromOwner = false) {
     if (!isa<RankedTensorType>(v.getType()))
       return false;
     State &s = stateOf(v);
     bool changed = false;
     for (size_t d = 0; d < s.dims.size(); ++d) {
       if (s.fixed[d] || want.dims[d].empty())
+        continue;
+      if (!fromOwner && !producible(v, d, want.dims[d]))
         continue;
       if (llvm::any_of(want.dims[d], [&](StringAttr a) { return s.uses(a); }))
         continue;
@@ -168,8 +213,15 @@ private:
 
   bool visit(Operation *op) {
     if (auto annotate = dyn_cast<AnnotateOp>(op)) {
-      const State &s = stateOf(annotate.getResult());
-      return offer(annotate.getInput(), withoutPartial(s), kUser);
+      // Both ways: the constraint back to the producer, and the producer's
+      // axes into the constraint's open dimensions.
+      State result = stateOf(annotate.getResult());
+      bool changed = offer(annotate.getInput(), withoutPartial(result), kUser);
+      if (states.count(annotate.getInput()))
+        changed |=
+            offer(annotate.getResult(),
+                  withoutPartial(stateOf(annotate.getInput())), kPropagated);
+      return changed;
     }
     if (auto ret = dyn_cast<func::ReturnOp>(op)) {
       bool changed = false;
@@ -278,6 +330,14 @@ private:
       }
     }
 
+    dropInexpressible(chosen, rule, mesh);
+    partial.clear();
+    for (int f : order)
+      if (rule.getFactor(f).kind == FactorKind::Reduction)
+        llvm::append_range(partial, chosen[f]);
+    if (partial.empty())
+      partialKind.reset();
+
     bool changed = false;
     auto project = [&](const TensorFactors &dims, bool isResult) {
       State want;
@@ -296,7 +356,8 @@ private:
     for (auto [i, v] : llvm::enumerate(op->getOperands()))
       changed |= offer(v, project(rule.getOperands()[i], false), kPropagated);
     for (auto [i, v] : llvm::enumerate(op->getResults()))
-      changed |= offer(v, project(rule.getResults()[i], true), kPropagated);
+      changed |= offer(v, project(rule.getResults()[i], true), kPropagated,
+                       /*fromOwner=*/true);
     return changed;
   }
 
@@ -342,16 +403,41 @@ private:
       for (Value r : op->getResults())
         setRecordedSharding(r, toAttr(r));
     }
+    // Open dimensions of annotations take what propagation found; the
+    // constraint is then explicit for -dist-insert-reshards.
+    for (Operation *op : ops)
+      if (auto annotate = dyn_cast<AnnotateOp>(op))
+        annotate.setShardingAttr(toAttr(annotate.getResult()));
     // Results leave whole along partial axes: -dist-insert-reshards reduces
-    // them before the return.
+    // them before the return. Open dimensions of a written result layout
+    // take the returned value's axes.
     auto ret = cast<func::ReturnOp>(fn.getBody().front().getTerminator());
     for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
-      if (!isa<RankedTensorType>(v.getType()) ||
-          fn.getResultAttr(i, "dist.sharding"))
+      if (!isa<RankedTensorType>(v.getType()))
         continue;
-      ShardingAttr s = dist::withoutPartial(toAttr(v));
-      if (!s.isReplicated())
-        fn.setResultAttr(i, "dist.sharding", s);
+      ShardingAttr found = dist::withoutPartial(toAttr(v));
+      auto written = fn.getResultAttrOfType<ShardingAttr>(i, "dist.sharding");
+      if (!written) {
+        if (!found.isReplicated())
+          fn.setResultAttr(i, "dist.sharding", found);
+        continue;
+      }
+      SmallVector<DimShardingAttr> dims;
+      llvm::SmallDenseSet<StringAttr, 8> used;
+      for (StringAttr a : written.getAllAxes())
+        used.insert(a);
+      for (auto [d, dim] : llvm::enumerate(written.getDims())) {
+        ArrayRef<StringAttr> axes = dim.getAxes();
+        ArrayRef<StringAttr> more = dimAxes(found, d);
+        if (axes.empty() && dim.getOpen() &&
+            llvm::none_of(more, [&](StringAttr a) { return used.count(a); }))
+          axes = more;
+        dims.push_back(DimShardingAttr::get(fn.getContext(), axes, false));
+      }
+      fn.setResultAttr(i, "dist.sharding",
+                       ShardingAttr::get(fn.getContext(), written.getMesh(),
+                                         dims, written.getPartialAxes(),
+                                         written.getPartialKind()));
     }
   }
 

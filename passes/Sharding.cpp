@@ -81,6 +81,31 @@ FailureOr<FactorAxes> loom::dist::axesToFactors(ArrayRef<StringAttr> axes,
   return result;
 }
 
+void loom::dist::dropInexpressible(FactorAxes &factorAxes,
+                                   const ShardingRule &rule, MeshOp mesh) {
+  bool changed = true;
+  auto sweep = [&](ArrayRef<TensorFactors> tensors) {
+    for (const TensorFactors &dims : tensors)
+      for (const DimFactors &dim : dims) {
+        bool whole = true;
+        for (int f : dim) {
+          if (!whole && !factorAxes[f].empty()) {
+            factorAxes[f].clear();
+            changed = true;
+          }
+          int64_t left = rule.getFactor(f).size /
+                         mesh.getGroupSize(ArrayRef<StringAttr>(factorAxes[f]));
+          whole &= left == 1;
+        }
+      }
+  };
+  while (changed) {
+    changed = false;
+    sweep(rule.getOperands());
+    sweep(rule.getResults());
+  }
+}
+
 ShardingAttr loom::dist::factorsToSharding(MLIRContext *ctx,
                                            FlatSymbolRefAttr mesh,
                                            const TensorFactors &dims,

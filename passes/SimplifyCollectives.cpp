@@ -39,6 +39,20 @@ int64_t groupSize(Operation *op, FlatSymbolRefAttr meshRef, ArrayAttr axes) {
   return mesh.getGroupSize(names);
 }
 
+/// True if no axis is in both lists: only then is a collective over one
+/// group followed by one over the other a collective over both.
+bool disjoint(ArrayAttr a, ArrayAttr b) {
+  return llvm::none_of(a,
+                       [&](Attribute x) { return llvm::is_contained(b, x); });
+}
+
+/// Collectives are not Pure (they communicate), so one that a rewrite has
+/// bypassed is erased explicitly.
+void eraseIfUnused(PatternRewriter &rewriter, Operation *op) {
+  if (op->use_empty())
+    rewriter.eraseOp(op);
+}
+
 ArrayAttr concat(Builder &b, ArrayAttr major, ArrayAttr minor) {
   SmallVector<Attribute> all(major.begin(), major.end());
   all.append(minor.begin(), minor.end());
@@ -72,6 +86,7 @@ struct TakeShardOfProducer : OpRewritePattern<TakeShardOp> {
         return failure();
       if (gather.getDim() == op.getDim()) {
         rewriter.replaceOp(op, gather.getInput());
+        eraseIfUnused(rewriter, gather);
         return success();
       }
       // Gathered along one dimension, split along another: all_to_all.
@@ -80,6 +95,7 @@ struct TakeShardOfProducer : OpRewritePattern<TakeShardOp> {
       rewriter.replaceOpWithNewOp<AllToAllOp>(
           op, op.getType(), gather.getInput(), op.getMeshAttr(),
           op.getMeshAxes(), op.getDimAttr(), gather.getDimAttr());
+      eraseIfUnused(rewriter, gather);
       return success();
     }
     // all_reduce then take_shard: reduce_scatter.
@@ -90,17 +106,20 @@ struct TakeShardOfProducer : OpRewritePattern<TakeShardOp> {
       rewriter.replaceOpWithNewOp<ReduceScatterOp>(
           op, op.getType(), reduce.getReductionAttr(), reduce.getInput(),
           op.getMeshAttr(), op.getMeshAxes(), op.getDimAttr());
+      eraseIfUnused(rewriter, reduce);
       return success();
     }
     // take_shard of a take_shard of the same dimension: one, over both.
     if (auto inner = dyn_cast<TakeShardOp>(producer)) {
       if (inner.getDim() != op.getDim() ||
-          inner.getMeshAttr() != op.getMeshAttr() || !inner->hasOneUse())
+          inner.getMeshAttr() != op.getMeshAttr() || !inner->hasOneUse() ||
+          !disjoint(inner.getMeshAxes(), op.getMeshAxes()))
         return failure();
       rewriter.replaceOpWithNewOp<TakeShardOp>(
           op, op.getType(), inner.getInput(), op.getMeshAttr(),
           concat(rewriter, inner.getMeshAxes(), op.getMeshAxes()),
           op.getDimAttr());
+      eraseIfUnused(rewriter, inner);
       return success();
     }
     return failure();
@@ -122,17 +141,20 @@ struct GatherOfProducer : OpRewritePattern<AllGatherOp> {
           take.getMeshAttr() != op.getMeshAttr())
         return failure();
       rewriter.replaceOp(op, take.getInput());
+      eraseIfUnused(rewriter, take);
       return success();
     }
     // Gathering the minor axis, then the major one: one gather over both.
     if (auto inner = dyn_cast<AllGatherOp>(producer)) {
       if (inner.getDim() != op.getDim() ||
-          inner.getMeshAttr() != op.getMeshAttr() || !inner->hasOneUse())
+          inner.getMeshAttr() != op.getMeshAttr() || !inner->hasOneUse() ||
+          !disjoint(inner.getMeshAxes(), op.getMeshAxes()))
         return failure();
       rewriter.replaceOpWithNewOp<AllGatherOp>(
           op, op.getType(), inner.getInput(), op.getMeshAttr(),
           concat(rewriter, op.getMeshAxes(), inner.getMeshAxes()),
           op.getDimAttr());
+      eraseIfUnused(rewriter, inner);
       return success();
     }
     return failure();
@@ -145,12 +167,14 @@ struct MergeAllReduces : OpRewritePattern<AllReduceOp> {
                                 PatternRewriter &rewriter) const override {
     auto inner = op.getInput().getDefiningOp<AllReduceOp>();
     if (!inner || inner.getReduction() != op.getReduction() ||
-        inner.getMeshAttr() != op.getMeshAttr() || !inner->hasOneUse())
+        inner.getMeshAttr() != op.getMeshAttr() || !inner->hasOneUse() ||
+        !disjoint(inner.getMeshAxes(), op.getMeshAxes()))
       return failure();
     rewriter.replaceOpWithNewOp<AllReduceOp>(
         op, op.getType(), op.getReductionAttr(), inner.getInput(),
         op.getMeshAttr(),
         concat(rewriter, inner.getMeshAxes(), op.getMeshAxes()));
+    eraseIfUnused(rewriter, inner);
     return success();
   }
 };

@@ -10,6 +10,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/TypeUtilities.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/SmallSet.h"
 
 using namespace mlir;
@@ -333,7 +334,15 @@ LogicalResult ReshardOp::verify() {
 LogicalResult ReshardOp::verifySymbolUses(SymbolTableCollection &symbols) {
   RankedTensorType input = getInput().getType(), result = getResult().getType();
   auto prefix = [&] { return emitOpError(); };
-  if (input == result)
+  // Per-device types appear in partitioned functions only; elsewhere both
+  // types are the global one.
+  auto fn = (*this)->getParentOfType<FunctionOpInterface>();
+  bool local = fn && fn->hasAttr(kSPMDAttrName);
+  if (!local && input != result)
+    return emitOpError("changes the type of a global value from ")
+           << input << " to " << result
+           << " (per-device types belong in dist.spmd functions)";
+  if (!local)
     return failure(
         failed(verifySharding(getFrom(), input, *this, symbols, prefix)) ||
         failed(verifySharding(getTo(), result, *this, symbols, prefix)));

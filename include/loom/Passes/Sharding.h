@@ -41,6 +41,13 @@ mlir::FailureOr<FactorAxes> axesToFactors(llvm::ArrayRef<mlir::StringAttr> axes,
                                           const ShardingRule &rule,
                                           MeshOp mesh);
 
+/// Clears the axes of factors that some tensor of the rule could not show:
+/// a dimension lists its axes major to minor, so a factor may be split only
+/// if every more major factor of the dimension is split completely
+/// (`[4, 8] -> 32` split along the 8 alone is no block layout of the 32).
+void dropInexpressible(FactorAxes &factorAxes, const ShardingRule &rule,
+                       MeshOp mesh);
+
 /// The layout of a tensor mapped by `dims` under `factorAxes`, with
 /// `partial` axes of kind `kind`.
 ShardingAttr factorsToSharding(mlir::MLIRContext *ctx,

@@ -472,9 +472,18 @@ func.func @reshard_element(%x: tensor<8xf32>) {
 // -----
 
 dist.mesh @m axes [<"tp" = 4, intra_node>]
-func.func @reshard_global(%x: tensor<8xf32>) {
+func.func @reshard_global(%x: tensor<8xf32>) attributes {dist.spmd} {
   // expected-error@+1 {{dimension 0 is 8 globally before and 16 after the reshard}}
   %0 = dist.reshard %x <@m, [{}]> -> <@m, [{"tp"}]> : tensor<8xf32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+dist.mesh @m axes [<"tp" = 4, intra_node>]
+func.func @reshard_global_type(%x: tensor<8xf32>) {
+  // expected-error@+1 {{changes the type of a global value from 'tensor<8xf32>' to 'tensor<2xf32>' (per-device types belong in dist.spmd functions)}}
+  %0 = dist.reshard %x <@m, [{}]> -> <@m, [{"tp"}]> : tensor<8xf32> -> tensor<2xf32>
   return
 }
 

@@ -71,12 +71,9 @@ func.func @standalone() attributes {test.dim = #dist.dim<{"dp", ?}>, test.axis =
 }
 
 // CHECK-LABEL: func.func @layout_changes
-func.func @layout_changes(%x: tensor<8x64xf32>, %y: tensor<4x64xf32>) -> tensor<8x16xf32> {
+func.func @layout_changes(%x: tensor<8x64xf32>) -> tensor<8x16xf32> {
   // CHECK: dist.reshard %{{.*}} <@m, [{}, {}], partial = {"tp"}> -> <@m, [{"dp"}, {}]> : tensor<8x64xf32> -> tensor<8x64xf32>
   %0 = dist.reshard %x <@m, [{}, {}], partial = {"tp"}> -> <@m, [{"dp"}, {}]> : tensor<8x64xf32> -> tensor<8x64xf32>
-  // Per-device types: 8x64 split 2 ways along dim 0, then 4 ways along dim 1.
-  // CHECK: dist.reshard %{{.*}} <@m, [{"dp"}, {}]> -> <@m, [{}, {"tp"}]> : tensor<4x64xf32> -> tensor<8x16xf32>
-  %1 = dist.reshard %y <@m, [{"dp"}, {}]> -> <@m, [{}, {"tp"}]> : tensor<4x64xf32> -> tensor<8x16xf32>
   // CHECK: dist.take_shard %{{.*}} over @m ["tp"] dim = 1 : tensor<8x64xf32> -> tensor<8x16xf32>
   %2 = dist.take_shard %x over @m ["tp"] dim = 1 : tensor<8x64xf32> -> tensor<8x16xf32>
   return %2 : tensor<8x16xf32>
@@ -85,6 +82,10 @@ func.func @layout_changes(%x: tensor<8x64xf32>, %y: tensor<4x64xf32>) -> tensor<
 // A partitioned function: argument types are blocks of the global tensor.
 // CHECK-LABEL: func.func @spmd
 // CHECK-SAME: attributes {dist.spmd}
-func.func @spmd(%x: tensor<3x16xf32> {dist.sharding = #dist.sharding<@m, [{"dp"}, {"tp"}]>}) -> tensor<3x16xf32> attributes {dist.spmd} {
-  return %x : tensor<3x16xf32>
+func.func @spmd(%x: tensor<3x16xf32> {dist.sharding = #dist.sharding<@m, [{"dp"}, {"tp"}]>},
+                %y: tensor<4x64xf32>) -> tensor<8x16xf32> attributes {dist.spmd} {
+  // Per-device types: 8x64 split 2 ways along dim 0, then 4 ways along dim 1.
+  // CHECK: dist.reshard %{{.*}} <@m, [{"dp"}, {}]> -> <@m, [{}, {"tp"}]> : tensor<4x64xf32> -> tensor<8x16xf32>
+  %1 = dist.reshard %y <@m, [{"dp"}, {}]> -> <@m, [{}, {"tp"}]> : tensor<4x64xf32> -> tensor<8x16xf32>
+  return %1 : tensor<8x16xf32>
 }

@@ -1,5 +1,4 @@
 // RUN: loom-opt %s -dist-apply-strategy="strategy=megatron mesh=tp=2" | FileCheck %s
-// XFAIL: *
 // Bug: Megatron pairing never makes a column of a matmul whose left
 // operand comes from an already paired row matmul (unless a layer norm is
 // in between). A matmul is a column only when no parameter matmul feeds

@@ -1,5 +1,4 @@
 // RUN: loom-opt %s -dist-propagate-sharding -dist-insert-reshards -split-input-file | FileCheck %s
-// XFAIL: *
 // Bug: an open dimension ({?}) of a dist.annotate behaves as a closed,
 // whole one. DistBase.td: "A trailing `?` marks the dimension open:
 // propagation may split it further along other axes". But propagation does

@@ -1,5 +1,4 @@
 // RUN: loom-opt %s -dist-lower-reshards | FileCheck %s
-// XFAIL: *
 // Bug: the dist.reshard verifier (ReshardOp::verifySymbolUses) reads a
 // reshard whose operand and result types are equal as a global reshard and
 // requires every split dimension to divide by its axes again. After

@@ -140,13 +140,15 @@ func.func @depthwise(%x: tensor<2x8x4x4xf32> {dist.sharding = #dist.sharding<@m,
 
 // -----
 
-// An op without a sharding rule cannot be partitioned (reshard insertion
-// gave it whole operands, but partitioning stops there).
+// An op without a sharding rule runs as it is on the whole values that
+// reshard insertion gives it.
+// CHECK-LABEL: func.func @call
+// CHECK: dist.reshard %{{.*}} <@m, [{"dp"}, {}]> -> <@m, [{}, {}]> : tensor<4x16xf32> -> tensor<8x16xf32>
+// CHECK-NEXT: call @external(%{{.*}}) : (tensor<8x16xf32>) -> tensor<8x16xf32>
 dist.mesh @m axes [<"dp" = 2, intra_node>, <"tp" = 4, intra_node>]
 func.func private @external(tensor<8x16xf32>) -> tensor<8x16xf32>
 func.func @call(%x: tensor<8x16xf32> {dist.sharding = #dist.sharding<@m, [{"dp"}, {}]>}) -> tensor<8x16xf32> {
   %0 = nn.relu %x : tensor<8x16xf32>
-  // expected-error@+1 {{cannot partition 'func.call': it has no sharding rule}}
   %1 = func.call @external(%0) : (tensor<8x16xf32>) -> tensor<8x16xf32>
   return %1 : tensor<8x16xf32>
 }

@@ -1,5 +1,4 @@
 // RUN: loom-opt %s -dist-propagate-sharding -split-input-file -verify-diagnostics | FileCheck %s
-// XFAIL: *
 // Bug: when a reshape merges dimensions, propagation writes the axes of a
 // minor factor onto the merged dimension although the major factor before
 // it is not used up. By the convention of Sharding.h ("the first axes split

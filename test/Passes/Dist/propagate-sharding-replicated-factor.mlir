@@ -1,5 +1,4 @@
 // RUN: loom-opt %s -dist-propagate-sharding -split-input-file -verify-diagnostics | FileCheck %s
-// XFAIL: *
 // Bug: "Factors the rule marks replicated are never split" does not hold
 // for layouts that reach an op's result from its users. A function result
 // layout or a dist.annotate after a softmax (layer_norm alike) is offered
@@ -35,13 +34,12 @@ func.func @layer_norm_then_annotate(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
 // -----
 
 // The user closed dimension 1 of the argument whole and annotated the relu
-// result with tp there: factor j is kept whole (the operand wins, as the
-// remark says), so the relu result must not be split along dimension 1.
+// result with tp there: the operand's user layout wins, so the relu result
+// is not split along dimension 1 (the annotate gets a reshard instead).
 // CHECK-LABEL: func.func @conflict_result_agrees_with_remark
 // CHECK: nn.relu {{.*}} {dist.shardings = [#dist.sharding<@m, [{"dp"}, {}]>]}
 dist.mesh @m axes [<"dp" = 2, intra_node>, <"tp" = 4, intra_node>]
 func.func @conflict_result_agrees_with_remark(%x: tensor<8x16xf32> {dist.sharding = #dist.sharding<@m, [{"dp"}, {}]>}) -> tensor<8x16xf32> {
-  // expected-remark-re@+1 {{factor j: result 0 (dimension 1, {{.*}}) splits it over ["tp"], but operand 0 (dimension 1, user layout) splits it over []; keeping the latter (higher priority)}}
   %0 = nn.relu %x : tensor<8x16xf32>
   %1 = dist.annotate %0 <@m, [{}, {"tp"}]> : tensor<8x16xf32>
   return %1 : tensor<8x16xf32>

@@ -1,5 +1,4 @@
 // RUN: loom-opt %s -dist-simplify-collectives | FileCheck %s
-// XFAIL: *
 // Bug: the rewrites that consume a collective (all_gather + take_shard,
 // all_reduce + take_shard, all_gather + take_shard along another
 // dimension, all_reduce + all_reduce, all_gather + all_gather) replace the

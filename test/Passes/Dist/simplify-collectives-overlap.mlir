@@ -1,5 +1,4 @@
 // RUN: loom-opt %s -dist-simplify-collectives | FileCheck %s
-// XFAIL: *
 // Bug: MergeAllReduces (and the all_gather merge) do not check that the two
 // groups are disjoint. Two sum all_reduces over the same axis (the second
 // multiplies by the group size) are merged into one over ["tp", "tp"],
