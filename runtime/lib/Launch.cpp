@@ -6,16 +6,33 @@
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <fcntl.h>
 #include <unistd.h>
 
 using namespace loom::rt;
 
 namespace {
-/// Set by the first status written; lock-free, so signal handlers may use
-/// it.
-std::atomic<bool> statusWritten{false};
-static_assert(std::atomic<bool>::is_always_lock_free);
+/// The status file: none, being written, written. Lock-free, so that
+/// signal handlers may use it.
+enum : int { NoStatus, WritingStatus, WroteStatus };
+std::atomic<int> statusState{NoStatus};
+static_assert(std::atomic<int>::is_always_lock_free);
+
+bool claimStatus() {
+  int expected = NoStatus;
+  return statusState.compare_exchange_strong(expected, WritingStatus);
+}
+
+/// Waits (1 s at most) while another thread writes the status: a second
+/// SIGTERM in another thread must not end the process mid-write.
+/// Async-signal-safe.
+void awaitStatus() {
+  for (int i = 0; i < 200 && statusState.load() == WritingStatus; ++i) {
+    struct timespec pause = {0, 5000000};
+    ::nanosleep(&pause, nullptr);
+  }
+}
 
 // The prepared "terminated" status: plain buffers a signal handler can use.
 char terminatedPath[4096];
@@ -55,7 +72,7 @@ int loom::rt::launcherWorldSize() {
 bool loom::rt::writeRankStatus(int rank, const char *status, int code,
                                std::string_view message, bool orderly) {
   std::string path = statusPath(rank);
-  if (path.empty() || statusWritten.exchange(true))
+  if (path.empty() || !claimStatus())
     return false;
   json::Writer writer;
   writer.beginObject()
@@ -74,12 +91,27 @@ bool loom::rt::writeRankStatus(int rank, const char *status, int code,
   // Written aside and renamed, so a reader never sees half a file.
   std::string temp = path + ".tmp";
   int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  int err = 0;
+  bool ok = fd >= 0 && writeAll(fd, text.data(), text.size(), err);
+  ok = fd >= 0 && ::close(fd) == 0 && ok;
+  ok = ok && ::rename(temp.c_str(), path.c_str()) == 0;
+  statusState.store(WroteStatus);
+  return ok;
+}
+
+bool loom::rt::markRankStarted(int rank) {
+  const char *dir = std::getenv("LOOM_STATUS_DIR");
+  if (!dir || !*dir)
+    return false;
+  std::string path = joinPath(dir, "rank" + std::to_string(rank) + ".started");
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0)
     return false;
+  // The pid lets the launcher wait for a rank that mpirun left dying.
+  std::string pid = std::to_string(::getpid()) + "\n";
   int err = 0;
-  bool ok = writeAll(fd, text.data(), text.size(), err);
-  ok = ::close(fd) == 0 && ok;
-  return ok && ::rename(temp.c_str(), path.c_str()) == 0;
+  bool ok = writeAll(fd, pid.data(), pid.size(), err);
+  return ::close(fd) == 0 && ok;
 }
 
 void loom::rt::prepareTerminatedStatus(int rank) {
@@ -97,15 +129,18 @@ void loom::rt::prepareTerminatedStatus(int rank) {
 }
 
 void loom::rt::writeTerminatedStatus() {
-  if (terminatedLength == 0 || statusWritten.exchange(true))
+  // Only async-signal-safe calls here.
+  if (terminatedLength == 0)
     return;
-  // Only async-signal-safe calls from here on.
+  if (!claimStatus())
+    return awaitStatus();
   int fd =
       ::open(terminatedTemp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0)
-    return;
-  ssize_t written = ::write(fd, terminatedText, terminatedLength);
-  ::close(fd);
-  if (written == static_cast<ssize_t>(terminatedLength))
-    ::rename(terminatedTemp, terminatedPath);
+  if (fd >= 0) {
+    ssize_t written = ::write(fd, terminatedText, terminatedLength);
+    ::close(fd);
+    if (written == static_cast<ssize_t>(terminatedLength))
+      ::rename(terminatedTemp, terminatedPath);
+  }
+  statusState.store(WroteStatus);
 }

@@ -70,6 +70,8 @@ const char usageText[] =
     "  --info                 print the artifact's inputs, outputs, "
     "parameters and\n"
     "                         target (and mesh and sharding), then exit\n"
+    "  --version              print the runtime version and ABI, then exit\n"
+    "  -h, --help             print this help, then exit\n"
     "\n"
     "distributed artifacts:\n"
     "  -np N                  run N ranks: start them through mpirun unless "
@@ -86,8 +88,6 @@ const char usageText[] =
     "PREFIX.rank<R>.jsonl\n"
     "  --comm-stats           print a summary of the collectives after the "
     "run\n"
-    "  --version              print the runtime version and ABI, then exit\n"
-    "  -h, --help             print this help, then exit\n"
     "\n"
     "exit status: 0 success, 1 error, 2 bad command line\n";
 
@@ -698,13 +698,20 @@ int runRank(const Options &options) {
   if (reportStatus && launcherRank() >= 0) {
     prepareTerminatedStatus(launcherRank());
     std::signal(SIGTERM, onTerminate);
+    markRankStarted(launcherRank());
   }
   char message[4096];
   loom_comm *comm =
       loom_comm_create(options.comm.empty() ? nullptr : options.comm.c_str(),
                        message, sizeof(message));
-  if (!comm)
+  if (!comm) {
+    // Without a communicator the ranks cannot agree on who speaks: under
+    // the launcher, it reports every rank's message, merged.
+    int rank = launcherRank();
+    if (reportStatus && rank >= 0 && writeRankStatus(rank, "error", 1, message))
+      return 1;
     return error(message);
+  }
   Rank self(comm);
   if (reportStatus) {
     prepareTerminatedStatus(self.rank);
@@ -895,6 +902,9 @@ void removeStatusDir(const std::string &dir) {
 }
 
 struct RankReport {
+  /// The rank reached main (rank<R>.started, holding its pid).
+  bool started = false;
+  pid_t pid = 0;
   bool present = false;
   std::string status;
   int64_t code = 0;
@@ -904,7 +914,12 @@ struct RankReport {
 
 RankReport readRankReport(const std::string &dir, int64_t rank) {
   RankReport report;
+  std::string base = joinPath(dir, "rank" + std::to_string(rank));
   std::string text, message;
+  if (readFileToString(base + ".started", 64, text, message)) {
+    report.started = true;
+    report.pid = static_cast<pid_t>(std::atol(text.c_str()));
+  }
   if (!readFileToString(joinPath(dir, "rank" + std::to_string(rank) + ".json"),
                         1 << 20, text, message))
     return report;
@@ -924,63 +939,129 @@ RankReport readRankReport(const std::string &dir, int64_t rank) {
   return report;
 }
 
+/// Whether `pid` is a live process running this executable (not a zombie,
+/// not a recycled pid).
+bool isLiveRank(pid_t pid, const std::string &self) {
+  if (pid <= 0)
+    return false;
+  std::string proc = "/proc/" + std::to_string(pid);
+  char exe[PATH_MAX];
+  ssize_t length = ::readlink((proc + "/exe").c_str(), exe, sizeof(exe) - 1);
+  if (length <= 0 || std::string(exe, static_cast<size_t>(length)) != self)
+    return false;
+  std::string stat, message;
+  if (!readFileToString(proc + "/stat", 4096, stat, message))
+    return false;
+  size_t close = stat.rfind(')');
+  return close != std::string::npos && close + 2 < stat.size() &&
+         stat[close + 2] != 'Z';
+}
+
+/// mpirun may return while the ranks it tore down are still dying: wait
+/// (a few seconds at most) until every rank that started has reported or
+/// is gone, so that the report is complete and no rank outlives loomrun.
+void waitForRanks(const std::string &dir, int64_t ranks) {
+  char self[PATH_MAX];
+  ssize_t length = ::readlink("/proc/self/exe", self, sizeof(self) - 1);
+  if (length <= 0)
+    return;
+  std::string exe(self, static_cast<size_t>(length));
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  for (int64_t r = 0; r < ranks; ++r) {
+    RankReport report = readRankReport(dir, r);
+    while (report.started && !report.present && isLiveRank(report.pid, exe)) {
+      if (std::chrono::steady_clock::now() > deadline) {
+        ::kill(report.pid, SIGKILL);
+        break;
+      }
+      ::usleep(20000);
+      report = readRankReport(dir, r);
+    }
+  }
+}
+
 /// Names the ranks that failed: those that died or reported an error
-/// first, not those the teardown terminated.
+/// first, not those the teardown terminated or stopped before they started.
 void reportFailedRanks(const std::string &dir, int64_t ranks, int exitCode) {
   std::vector<RankReport> reports;
-  bool anyPresent = false, anyLoud = false, allTimeouts = true;
+  bool anyStarted = false, anyOrderly = false, allTimeouts = true;
+  std::vector<bool> loud;
   for (int64_t r = 0; r < ranks; ++r) {
     reports.push_back(readRankReport(dir, r));
     const RankReport &report = reports.back();
-    anyPresent = anyPresent || report.present;
-    bool failed =
-        !report.present || (report.status == "error" && !report.orderly);
-    anyLoud = anyLoud || failed;
-    if (failed &&
+    anyStarted = anyStarted || report.started || report.present;
+    anyOrderly = anyOrderly || (report.status == "error" && report.orderly);
+    bool died = !report.present && report.started;
+    bool failed = report.status == "error" && !report.orderly;
+    loud.push_back(died || failed);
+    if (loud.back() &&
         report.message.find("did not complete within") == std::string::npos)
       allTimeouts = false;
   }
-  if (!anyPresent) {
+  bool anyLoud = std::find(loud.begin(), loud.end(), true) != loud.end();
+  if (!anyStarted) {
     std::fprintf(stderr,
-                 "loomrun: error: mpirun exited with code %d and no rank "
-                 "reported how it ended\n",
+                 "loomrun: error: mpirun exited with code %d before any rank "
+                 "started\n",
                  exitCode);
     return;
   }
-  if (!anyLoud && exitCode != 0) {
-    bool anyError = false;
-    for (const RankReport &report : reports)
-      anyError = anyError || report.status == "error";
-    if (anyError)
-      return; // the ranks agreed to fail and printed the message
-  }
+  if (!anyLoud && anyOrderly)
+    return; // the ranks agreed to fail and one printed why
+
+  // Ranks that failed alike share a line ("ranks 0, 1 failed ...").
+  bool printed = false;
+  std::vector<bool> done(reports.size(), false);
   for (int64_t r = 0; r < ranks; ++r) {
+    if (!loud[r] || done[r])
+      continue;
     const RankReport &report = reports[r];
+    std::string who = std::to_string(r);
+    bool several = false;
+    for (int64_t other = r + 1; other < ranks; ++other) {
+      const RankReport &next = reports[other];
+      if (loud[other] && next.present == report.present &&
+          next.code == report.code && next.message == report.message) {
+        who += ", " + std::to_string(other);
+        done[other] = true;
+        several = true;
+      }
+    }
+    const char *noun = several ? "ranks" : "rank";
     if (!report.present)
       std::fprintf(stderr,
-                   "loomrun: error: rank %lld was killed (no exit status: "
+                   "loomrun: error: %s %s %s killed (no exit status: "
                    "SIGKILL or crash)\n",
-                   static_cast<long long>(r));
-    else if (report.status == "error" && !report.orderly)
+                   noun, who.c_str(), several ? "were" : "was");
+    else
       std::fprintf(stderr,
-                   "loomrun: error: rank %lld failed with exit code %lld: "
-                   "%s\n",
-                   static_cast<long long>(r),
-                   static_cast<long long>(report.code), report.message.c_str());
+                   "loomrun: error: %s %s failed with exit code %lld: %s\n",
+                   noun, who.c_str(), static_cast<long long>(report.code),
+                   report.message.c_str());
+    printed = true;
   }
+  // A rank the others timed out waiting for is a suspect; with no failure
+  // at all, whatever stopped the ranks is all there is to say.
   for (int64_t r = 0; r < ranks; ++r) {
     const RankReport &report = reports[r];
-    if (report.status != "terminated")
-      continue;
-    if (!anyLoud)
+    if (report.status == "terminated" && !anyLoud)
       std::fprintf(stderr, "loomrun: error: rank %lld was terminated\n",
                    static_cast<long long>(r));
-    else if (allTimeouts)
+    else if (report.status == "terminated" && allTimeouts)
       std::fprintf(stderr,
                    "loomrun: error: rank %lld was terminated while the others "
                    "waited for it (it may have hung)\n",
                    static_cast<long long>(r));
+    else if (!report.started && !report.present && !anyLoud)
+      std::fprintf(stderr, "loomrun: error: rank %lld did not start\n",
+                   static_cast<long long>(r));
+    else
+      continue;
+    printed = true;
   }
+  if (!printed)
+    std::fprintf(stderr, "loomrun: error: mpirun exited with code %d\n",
+                 exitCode);
 }
 
 /// The arguments for each rank: ours without -np.
@@ -1074,6 +1155,7 @@ int launch(int argc, char **argv, const Options &options) {
   while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
   }
   launcherChild = 0;
+  waitForRanks(statusDir, options.ranks);
   int code = WIFEXITED(status)     ? WEXITSTATUS(status)
              : WIFSIGNALED(status) ? 128 + WTERMSIG(status)
                                    : 1;

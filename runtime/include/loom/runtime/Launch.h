@@ -30,6 +30,11 @@ int launcherWorldSize();
 bool writeRankStatus(int rank, const char *status, int code,
                      std::string_view message, bool orderly = false);
 
+/// Writes this process's pid to $LOOM_STATUS_DIR/rank<rank>.started, which
+/// tells a rank that died (started, but no status) from one the teardown
+/// stopped before it started. False without LOOM_STATUS_DIR.
+bool markRankStarted(int rank);
+
 /// Prepares the "terminated" status of `rank` so that
 /// writeTerminatedStatus() can write it from a signal handler.
 void prepareTerminatedStatus(int rank);
