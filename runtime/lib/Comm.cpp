@@ -146,11 +146,14 @@ void Watchdog::stop() {
   std::fflush(stderr);
   flushCommLog();
   writeRankStatus(rank, "error", code, message);
+  // Under loomrun's launcher, mpirun ends the job when a rank exits
+  // non-zero, gently (SIGTERM first), so that every rank can report how it
+  // ended. Elsewhere MPI_Abort is the one way that works under every
+  // launcher, but it may SIGKILL the other ranks at once.
   int initialized = 0, finalized = 0;
   MPI_Initialized(&initialized);
   MPI_Finalized(&finalized);
-  // MPI_Abort makes the launcher tear the job down at once.
-  if (initialized && !finalized)
+  if (initialized && !finalized && !std::getenv("LOOM_STATUS_DIR"))
     MPI_Abort(MPI_COMM_WORLD, code);
   ::_exit(code);
 }

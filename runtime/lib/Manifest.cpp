@@ -76,7 +76,7 @@ private:
   /// once, also across `seen` (axes already used by the same tensor).
   bool readAxisList(const json::Value &value, const std::string &keyPath,
                     const Manifest &manifest, std::vector<bool> &seen,
-                    std::vector<int> &axes);
+                    std::vector<int> &axes, bool isGroup = false);
   bool readGroups(const json::Value &root, Manifest &manifest);
   bool readCollectives(const json::Value &root, Manifest &manifest);
   bool readSharding(const json::Value &value, const std::string &keyPath,
@@ -278,7 +278,7 @@ bool ManifestReader::readAxisList(const json::Value &value,
                                   const std::string &keyPath,
                                   const Manifest &manifest,
                                   std::vector<bool> &seen,
-                                  std::vector<int> &axes) {
+                                  std::vector<int> &axes, bool isGroup) {
   if (!value.isArray())
     return wrongType(keyPath, "an array of mesh axis names", value);
   for (size_t k = 0; k < value.getArray().size(); ++k) {
@@ -299,8 +299,9 @@ bool ManifestReader::readAxisList(const json::Value &value,
                              manifest.describeMesh() + ")"));
     if (seen[axis])
       return fail("'" + namePath + "' names mesh axis " +
-                  json::quote(name.getString()) +
-                  " a second time; an axis splits a tensor at most once");
+                  json::quote(name.getString()) + " a second time; " +
+                  (isGroup ? "a group lists each axis once"
+                           : "an axis splits a tensor at most once"));
     seen[axis] = true;
     axes.push_back(axis);
   }
@@ -317,8 +318,8 @@ bool ManifestReader::readGroups(const json::Value &root, Manifest &manifest) {
     std::vector<bool> seen(manifest.mesh.size(), false);
     std::vector<int> axes;
     if (!readAxisList(groups->getArray()[g],
-                      "groups[" + std::to_string(g) + "]", manifest, seen,
-                      axes))
+                      "groups[" + std::to_string(g) + "]", manifest, seen, axes,
+                      /*isGroup=*/true))
       return false;
     manifest.groups.push_back(std::move(axes));
   }

@@ -555,6 +555,10 @@ double median(std::vector<double> values) {
 
 extern "C" void onTerminate(int signal) {
   writeTerminatedStatus();
+  // mpirun sends SIGKILL as soon as a rank it signalled dies: linger a
+  // moment, so that every rank has time to write its status first.
+  struct timespec linger = {0, 250000000};
+  ::nanosleep(&linger, nullptr);
   std::signal(signal, SIG_DFL);
   std::raise(signal);
 }
