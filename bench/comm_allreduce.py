@@ -4,7 +4,7 @@ through the MPI backend) against a raw MPI_Allreduce of the same buffers, on
 prints the medians and the overhead. Needs a build with the runtime's tests
 (the benchmark's program is test/Unit/Runtime's test_collectives.so).
 
-    .venv/bin/python bench/comm_allreduce.py [--build build] [--rounds 15]
+    .venv/bin/python bench/comm_allreduce.py [--build build] [--rounds 31]
         [--iters 20] [--sizes-mib 1,16]
 """
 import argparse
@@ -21,7 +21,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--build", default=os.environ.get(
         "LOOM_BUILD", os.path.join(ROOT, "build")))
-    parser.add_argument("--rounds", type=int, default=15)
+    parser.add_argument("--rounds", type=int, default=31)
     parser.add_argument("--iters", type=int, default=20)
     parser.add_argument("--sizes-mib", default="1,16")
     args = parser.parse_args()

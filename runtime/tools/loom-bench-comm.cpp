@@ -55,7 +55,7 @@ int fail(int rank, const std::string &message) {
 } // namespace
 
 int main(int argc, char **argv) {
-  int rounds = 15, iters = 20;
+  int rounds = 31, iters = 20;
   std::vector<std::string> artifacts;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
