@@ -306,9 +306,10 @@ int loom_comm_broadcast(loom_comm *comm, void *buf, size_t bytes, int root,
  * and copies this rank's block of every sharded parameter. A program
  * without a mesh binds to any communicator (each rank then runs the whole
  * program). Collective: every rank binds the same program, and the ranks
- * agree on the outcome (a failure on one rank fails the call on all).
- * Rebinding replaces the previous binding; the program must be freed, or
- * the communicator freed (which unbinds it), before the other goes. */
+ * agree on the outcome (a failure on one rank fails the call on all; the
+ * others return LOOM_ERROR_PEER_FAILED). Rebinding replaces the previous
+ * binding; loom_comm_free unbinds the programs still bound, so either may
+ * be freed first. */
 int loom_program_bind(loom_program *program, loom_comm *comm, char *err,
                       size_t err_len);
 
