@@ -1,6 +1,7 @@
 //===- Manifest.cpp - An artifact's manifest.json -------------------------===//
 
 #include "Manifest.h"
+#include "loom/runtime/Collectives.h"
 #include "loom/runtime/Json.h"
 #include "loom/runtime/Support.h"
 #include <unordered_map>
@@ -70,10 +71,22 @@ private:
 
   bool checkRelativePath(const std::string &keyPath, const std::string &path);
   bool readTarget(const json::Value &root, Manifest &manifest);
+  bool readMesh(const json::Value &root, Manifest &manifest);
+  /// A list of mesh axis names at `keyPath` into `axes`; each axis at most
+  /// once, also across `seen` (axes already used by the same tensor).
+  bool readAxisList(const json::Value &value, const std::string &keyPath,
+                    const Manifest &manifest, std::vector<bool> &seen,
+                    std::vector<int> &axes, bool isGroup = false);
+  bool readGroups(const json::Value &root, Manifest &manifest);
+  bool readCollectives(const json::Value &root, Manifest &manifest);
+  bool readSharding(const json::Value &value, const std::string &keyPath,
+                    const Manifest &manifest, TensorSpec &tensor);
   bool readTensors(const json::Value &root, const char *key, bool isParameter,
-                   bool required, std::vector<TensorSpec> &tensors);
+                   bool required, const Manifest &manifest,
+                   std::vector<TensorSpec> &tensors);
   bool readTensor(const json::Value &value, const std::string &keyPath,
-                  bool isParameter, TensorSpec &tensor);
+                  bool isParameter, const Manifest &manifest,
+                  TensorSpec &tensor);
 
   const std::string &manifestPath;
   const std::string &artifactDir;
@@ -104,10 +117,12 @@ bool ManifestReader::read(const json::Value &root, Manifest &manifest) {
   if (!getInteger(root, "format_version", "format_version",
                   manifest.formatVersion))
     return false;
-  if (manifest.formatVersion != LOOM_ARTIFACT_FORMAT_VERSION)
+  if (manifest.formatVersion < LOOM_ARTIFACT_FORMAT_MIN_VERSION ||
+      manifest.formatVersion > LOOM_ARTIFACT_FORMAT_VERSION)
     return fail("artifact '" + artifactDir + "' has format_version " +
                     std::to_string(manifest.formatVersion) +
                     "; this runtime reads format_version " +
+                    std::to_string(LOOM_ARTIFACT_FORMAT_MIN_VERSION) + " to " +
                     std::to_string(LOOM_ARTIFACT_FORMAT_VERSION) +
                     ": recompile it with a matching loomc",
                 LOOM_ERROR_INCOMPATIBLE);
@@ -142,15 +157,19 @@ bool ManifestReader::read(const json::Value &root, Manifest &manifest) {
       !checkRelativePath("parameter_file", manifest.parameterFile))
     return false;
 
+  // The mesh first: groups, collectives and shardings name its axes.
+  if (!readMesh(root, manifest) || !readGroups(root, manifest) ||
+      !readCollectives(root, manifest))
+    return false;
   if (!readTensors(root, "parameters", /*isParameter=*/true,
-                   /*required=*/false, manifest.parameters) ||
-      !readTensors(root, "inputs", false, true, manifest.inputs) ||
-      !readTensors(root, "outputs", false, true, manifest.outputs))
+                   /*required=*/false, manifest, manifest.parameters) ||
+      !readTensors(root, "inputs", false, true, manifest, manifest.inputs) ||
+      !readTensors(root, "outputs", false, true, manifest, manifest.outputs))
     return false;
 
   if (manifest.parameterFile.empty()) {
     for (const TensorSpec &parameter : manifest.parameters)
-      if (parameter.nbytes != 0)
+      if (parameter.globalNbytes != 0)
         return fail("'parameters' lists data (" + parameter.name +
                     ") but there is no 'parameter_file'");
   }
@@ -208,8 +227,229 @@ bool ManifestReader::readTarget(const json::Value &root, Manifest &manifest) {
   return true;
 }
 
+bool ManifestReader::readMesh(const json::Value &root, Manifest &manifest) {
+  const json::Value *mesh = member(root, "mesh", "mesh", false);
+  if (!mesh)
+    return true;
+  if (!mesh->isObject())
+    return wrongType("mesh", "an object", *mesh);
+  const json::Value *axes = member(*mesh, "axes", "mesh.axes", true);
+  if (!axes)
+    return false;
+  if (!axes->isArray())
+    return wrongType("mesh.axes", "an array", *axes);
+  // Ranks are ints everywhere (MPI); the cap keeps products far from
+  // overflow.
+  constexpr int64_t maxDevices = int64_t(1) << 24;
+  int64_t devices = 1;
+  for (size_t i = 0; i < axes->getArray().size(); ++i) {
+    const json::Value &axis = axes->getArray()[i];
+    std::string keyPath = "mesh.axes[" + std::to_string(i) + "]";
+    if (!axis.isObject())
+      return wrongType(keyPath, "an object", axis);
+    MeshAxis meshAxis;
+    if (!getString(axis, "name", keyPath + ".name", true, meshAxis.name) ||
+        !getInteger(axis, "size", keyPath + ".size", meshAxis.size))
+      return false;
+    if (meshAxis.name.empty() ||
+        meshAxis.name.find_first_of(std::string(",\0", 2)) != std::string::npos)
+      return fail("'" + keyPath +
+                  ".name' must be a non-empty name without "
+                  "',' or NUL, found " +
+                  json::quote(meshAxis.name));
+    for (size_t j = 0; j < manifest.mesh.size(); ++j)
+      if (manifest.mesh[j].name == meshAxis.name)
+        return fail("'" + keyPath + ".name' " + json::quote(meshAxis.name) +
+                    " repeats the name of mesh.axes[" + std::to_string(j) +
+                    "]");
+    if (meshAxis.size < 1 || meshAxis.size > maxDevices / devices)
+      return fail("'" + keyPath + ".size' is " + std::to_string(meshAxis.size) +
+                  (meshAxis.size < 1
+                       ? "; axis sizes must be at least 1"
+                       : ", which makes the mesh larger than " +
+                             std::to_string(maxDevices) + " devices"));
+    devices *= meshAxis.size;
+    manifest.mesh.push_back(meshAxis);
+  }
+  return true;
+}
+
+bool ManifestReader::readAxisList(const json::Value &value,
+                                  const std::string &keyPath,
+                                  const Manifest &manifest,
+                                  std::vector<bool> &seen,
+                                  std::vector<int> &axes, bool isGroup) {
+  if (!value.isArray())
+    return wrongType(keyPath, "an array of mesh axis names", value);
+  for (size_t k = 0; k < value.getArray().size(); ++k) {
+    const json::Value &name = value.getArray()[k];
+    std::string namePath = keyPath + "[" + std::to_string(k) + "]";
+    if (!name.isString())
+      return wrongType(namePath, "a mesh axis name", name);
+    int axis = -1;
+    for (size_t a = 0; a < manifest.mesh.size(); ++a)
+      if (manifest.mesh[a].name == name.getString())
+        axis = static_cast<int>(a);
+    if (axis < 0)
+      return fail("'" + namePath + "' names mesh axis " +
+                  json::quote(name.getString()) +
+                  (manifest.mesh.empty()
+                       ? ", but the manifest has no 'mesh'"
+                       : ", which the mesh does not have (axes: " +
+                             manifest.describeMesh() + ")"));
+    if (seen[axis])
+      return fail("'" + namePath + "' names mesh axis " +
+                  json::quote(name.getString()) + " a second time; " +
+                  (isGroup ? "a group lists each axis once"
+                           : "an axis splits a tensor at most once"));
+    seen[axis] = true;
+    axes.push_back(axis);
+  }
+  return true;
+}
+
+bool ManifestReader::readGroups(const json::Value &root, Manifest &manifest) {
+  const json::Value *groups = member(root, "groups", "groups", false);
+  if (!groups)
+    return true;
+  if (!groups->isArray())
+    return wrongType("groups", "an array", *groups);
+  for (size_t g = 0; g < groups->getArray().size(); ++g) {
+    std::vector<bool> seen(manifest.mesh.size(), false);
+    std::vector<int> axes;
+    if (!readAxisList(groups->getArray()[g],
+                      "groups[" + std::to_string(g) + "]", manifest, seen, axes,
+                      /*isGroup=*/true))
+      return false;
+    manifest.groups.push_back(std::move(axes));
+  }
+  return true;
+}
+
+bool ManifestReader::readCollectives(const json::Value &root,
+                                     Manifest &manifest) {
+  const json::Value *list = member(root, "collectives", "collectives", false);
+  if (!list)
+    return true;
+  if (!list->isArray())
+    return wrongType("collectives", "an array", *list);
+  for (size_t i = 0; i < list->getArray().size(); ++i) {
+    const json::Value &call = list->getArray()[i];
+    std::string keyPath = "collectives[" + std::to_string(i) + "]";
+    if (!call.isObject())
+      return wrongType(keyPath, "an object", call);
+    std::string kind;
+    int64_t group = 0;
+    CollectiveSpec spec;
+    if (!getString(call, "kind", keyPath + ".kind", true, kind) ||
+        !getInteger(call, "group", keyPath + ".group", group) ||
+        !getInteger(call, "bytes", keyPath + ".bytes", spec.bytes))
+      return false;
+    spec.kind = -1;
+    std::string known;
+    for (int32_t k = 0; k < LOOM_COLLECTIVE_NUM_KINDS; ++k) {
+      if (kind == loom_collective_kind_name(k))
+        spec.kind = k;
+      known += (k ? ", " : "") + std::string(loom_collective_kind_name(k));
+    }
+    if (spec.kind < 0)
+      return fail("'" + keyPath + ".kind' is " + json::quote(kind) +
+                  ", which is not a collective this runtime knows (known: " +
+                  known + ")");
+    if (group < 0 || static_cast<uint64_t>(group) >= manifest.groups.size())
+      return fail("'" + keyPath + ".group' is " + std::to_string(group) +
+                  ", but 'groups' has " +
+                  std::to_string(manifest.groups.size()) + " groups");
+    if (spec.bytes < 0)
+      return fail("'" + keyPath + ".bytes' is " + std::to_string(spec.bytes) +
+                  "; sizes must not be negative");
+    spec.group = static_cast<int32_t>(group);
+    manifest.collectives.push_back(spec);
+  }
+  return true;
+}
+
+bool ManifestReader::readSharding(const json::Value &value,
+                                  const std::string &keyPath,
+                                  const Manifest &manifest,
+                                  TensorSpec &tensor) {
+  size_t rank = tensor.shape.size();
+  tensor.globalShape = tensor.shape;
+  const json::Value *global =
+      member(value, "global_shape", keyPath + ".global_shape", false);
+  if (global) {
+    if (!global->isArray())
+      return wrongType(keyPath + ".global_shape", "an array of integers",
+                       *global);
+    if (global->getArray().size() != rank)
+      return fail("'" + keyPath + ".global_shape' has " +
+                  std::to_string(global->getArray().size()) +
+                  " dimensions, but 'shape' has " + std::to_string(rank));
+    for (size_t d = 0; d < rank; ++d) {
+      const json::Value &dim = global->getArray()[d];
+      std::string dimPath =
+          keyPath + ".global_shape[" + std::to_string(d) + "]";
+      if (!dim.isInteger())
+        return wrongType(dimPath, "an integer", dim);
+      if (dim.getInteger() < 0)
+        return fail("'" + dimPath + "' is " + std::to_string(dim.getInteger()) +
+                    "; dimensions must not be negative");
+      tensor.globalShape[d] = dim.getInteger();
+    }
+  }
+  const json::Value *sharding =
+      member(value, "sharding", keyPath + ".sharding", false);
+  if (sharding) {
+    if (!sharding->isArray())
+      return wrongType(keyPath + ".sharding",
+                       "an array of lists of mesh axis names", *sharding);
+    if (sharding->getArray().size() != rank)
+      return fail("'" + keyPath + ".sharding' has " +
+                  std::to_string(sharding->getArray().size()) +
+                  " entries, but 'shape' has " + std::to_string(rank) +
+                  " dimensions");
+    std::vector<bool> seen(manifest.mesh.size(), false);
+    tensor.sharding.resize(rank);
+    for (size_t d = 0; d < rank; ++d)
+      if (!readAxisList(sharding->getArray()[d],
+                        keyPath + ".sharding[" + std::to_string(d) + "]",
+                        manifest, seen, tensor.sharding[d]))
+        return false;
+  }
+  for (size_t d = 0; d < rank; ++d) {
+    int64_t blocks = 1;
+    std::string along = "[]";
+    if (!tensor.sharding.empty()) {
+      for (int axis : tensor.sharding[d])
+        blocks *= manifest.mesh[axis].size;
+      along = "[" + manifest.axisNames(tensor.sharding[d], ", ") + "]";
+    }
+    int64_t extent = tensor.globalShape[d];
+    std::string globalPath =
+        "'" + keyPath + ".global_shape[" + std::to_string(d) + "]'";
+    if (extent % blocks != 0)
+      return fail(globalPath + " is " + std::to_string(extent) +
+                  ", which does not split into " + std::to_string(blocks) +
+                  " equal blocks along " + along);
+    if (extent / blocks != tensor.shape[d])
+      return fail("'" + keyPath + ".shape[" + std::to_string(d) + "]' is " +
+                  std::to_string(tensor.shape[d]) + ", but global extent " +
+                  std::to_string(extent) + " split into " +
+                  std::to_string(blocks) + " blocks along " + along +
+                  " gives " + std::to_string(extent / blocks));
+  }
+  int64_t globalElements = 0;
+  if (!checkedNumElements(tensor.globalShape.data(), rank, globalElements) ||
+      !checkedByteSize(tensor.dtype, tensor.globalShape.data(), rank,
+                       tensor.globalNbytes))
+    return fail("'" + keyPath +
+                ".global_shape' describes a tensor too large to address");
+  return true;
+}
+
 bool ManifestReader::readTensors(const json::Value &root, const char *key,
                                  bool isParameter, bool required,
+                                 const Manifest &manifest,
                                  std::vector<TensorSpec> &tensors) {
   const json::Value *list = member(root, key, key, required);
   if (!list)
@@ -221,7 +461,7 @@ bool ManifestReader::readTensors(const json::Value &root, const char *key,
   std::unordered_map<std::string, size_t> firstIndex;
   for (size_t i = 0; i < elements.size(); ++i) {
     std::string keyPath = std::string(key) + "[" + std::to_string(i) + "]";
-    if (!readTensor(elements[i], keyPath, isParameter, tensors[i]))
+    if (!readTensor(elements[i], keyPath, isParameter, manifest, tensors[i]))
       return false;
     // Names select tensors (loomrun's --input NAME=...), so they must be
     // unique within their list.
@@ -236,7 +476,7 @@ bool ManifestReader::readTensors(const json::Value &root, const char *key,
 
 bool ManifestReader::readTensor(const json::Value &value,
                                 const std::string &keyPath, bool isParameter,
-                                TensorSpec &tensor) {
+                                const Manifest &manifest, TensorSpec &tensor) {
   if (!value.isObject())
     return wrongType(keyPath, "an object", value);
   if (!getString(value, "name", keyPath + ".name", true, tensor.name))
@@ -281,6 +521,8 @@ bool ManifestReader::readTensor(const json::Value &value,
     return fail("'" + keyPath +
                 ".shape' describes a tensor too large to "
                 "address");
+  if (!readSharding(value, keyPath, manifest, tensor))
+    return false;
 
   if (!isParameter)
     return true;
@@ -297,10 +539,14 @@ bool ManifestReader::readTensor(const json::Value &value,
     return fail("'" + keyPath + ".offset' is " + std::to_string(offset) +
                 ", which is not a multiple of " +
                 std::to_string(LOOM_ALIGNMENT));
-  if (nbytes < 0 || static_cast<uint64_t>(nbytes) != tensor.nbytes)
+  // The file holds the whole tensor; each rank copies its block out.
+  if (nbytes < 0 || static_cast<uint64_t>(nbytes) != tensor.globalNbytes)
     return fail("'" + keyPath + ".nbytes' is " + std::to_string(nbytes) +
-                ", but " + formatTensorType(tensor.dtype, tensor.shape) +
-                " takes " + std::to_string(tensor.nbytes) + " bytes");
+                ", but " +
+                (tensor.isSharded() ? std::string("the global tensor ")
+                                    : std::string()) +
+                formatTensorType(tensor.dtype, tensor.globalShape) + " takes " +
+                std::to_string(tensor.globalNbytes) + " bytes");
   tensor.offset = static_cast<uint64_t>(offset);
   return true;
 }
@@ -318,4 +564,34 @@ bool loom::rt::parseManifest(std::string_view text,
   }
   ManifestReader reader(manifestPath, artifactDir, error, status);
   return reader.read(root, manifest);
+}
+
+std::vector<int64_t> Manifest::meshSizes() const {
+  std::vector<int64_t> sizes;
+  for (const MeshAxis &axis : mesh)
+    sizes.push_back(axis.size);
+  return sizes;
+}
+
+int64_t Manifest::meshSize() const {
+  int64_t size = 1;
+  for (const MeshAxis &axis : mesh)
+    size *= axis.size;
+  return size;
+}
+
+std::string Manifest::describeMesh() const {
+  std::string text;
+  for (const MeshAxis &axis : mesh)
+    text += (text.empty() ? "" : " x ") + axis.name + "=" +
+            std::to_string(axis.size);
+  return text;
+}
+
+std::string Manifest::axisNames(const std::vector<int> &axes,
+                                const char *separator) const {
+  std::string text;
+  for (size_t i = 0; i < axes.size(); ++i)
+    text += (i ? separator : "") + mesh[axes[i]].name;
+  return text;
 }

@@ -20,11 +20,32 @@ namespace loom::rt {
 struct TensorSpec {
   std::string name;
   loom_dtype dtype = LOOM_DTYPE_INVALID;
+  /// This rank's block.
   std::vector<int64_t> shape;
   int64_t numElements = 0;
   size_t nbytes = 0;
-  /// Parameters only: where the bytes lie in the parameter file.
+  /// The whole tensor; equal to the above when not sharded.
+  std::vector<int64_t> globalShape;
+  size_t globalNbytes = 0;
+  /// Per dimension, the mesh axes (indices) that split it; empty when the
+  /// manifest gives no sharding.
+  std::vector<std::vector<int>> sharding;
+  /// Parameters only: where the global tensor's bytes lie in the parameter
+  /// file.
   uint64_t offset = 0;
+
+  bool isSharded() const { return shape != globalShape; }
+};
+
+struct MeshAxis {
+  std::string name;
+  int64_t size = 1;
+};
+
+struct CollectiveSpec {
+  int32_t kind = 0; // loom_collective_kind
+  int32_t group = 0;
+  int64_t bytes = 0;
 };
 
 struct Manifest {
@@ -42,6 +63,21 @@ struct Manifest {
   std::vector<TensorSpec> parameters;
   std::vector<TensorSpec> inputs;
   std::vector<TensorSpec> outputs;
+  /// Distributed artifacts: the mesh axes (empty without a mesh), the
+  /// groups (axis indices per group) and the collective calls in program
+  /// order.
+  std::vector<MeshAxis> mesh;
+  std::vector<std::vector<int>> groups;
+  std::vector<CollectiveSpec> collectives;
+
+  std::vector<int64_t> meshSizes() const;
+  /// The number of devices: the product of the axis sizes (1 without mesh).
+  int64_t meshSize() const;
+  /// "dp=2 x tp=2"; "" without mesh.
+  std::string describeMesh() const;
+  /// "dp,tp" for a list of axis indices.
+  std::string axisNames(const std::vector<int> &axes,
+                        const char *separator = ",") const;
 };
 
 /// Parses and checks the text of `manifestPath` (the manifest of artifact

@@ -8,9 +8,11 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Program.h"
 #include "../kernels/PackedGemm.h"
 #include "Manifest.h"
 #include "Target.h"
+#include "loom/runtime/Json.h"
 #include "loom/runtime/Runtime.h"
 #include "loom/runtime/Support.h"
 #include <cerrno>
@@ -25,8 +27,6 @@
 using namespace loom::rt;
 
 namespace {
-using EntryFunction = void (*)(void **);
-
 /// A valid, aligned pointer for tensors of zero bytes, which are never
 /// dereferenced but must not be null.
 alignas(LOOM_ALIGNMENT) unsigned char emptyTensor[LOOM_ALIGNMENT];
@@ -36,38 +36,27 @@ bool isAligned(const void *ptr) {
 }
 } // namespace
 
-struct loom_program {
-  std::string artifactDir;
-  Manifest manifest;
-  std::vector<loom_tensor_info> parameterInfos;
-  std::vector<loom_tensor_info> inputInfos;
-  std::vector<loom_tensor_info> outputInfos;
-  unsigned flags = 0;
-
-  void *mappedParameters = nullptr;
-  size_t mappedSize = 0;
-  std::vector<const void *> parameterData;
-
-  void *library = nullptr;
-  EntryFunction entry = nullptr;
-
-  ~loom_program() {
-    if (library)
-      ::dlclose(library);
-    if (mappedParameters) {
-      // Kernels may keep packed copies of weights by address.
-      loom::rt::packed::forgetRange(mappedParameters, mappedSize);
-      ::munmap(mappedParameters, mappedSize);
-    }
+loom_program::~loom_program() {
+  if (binding.comm)
+    unbindProgram(this);
+  if (library)
+    ::dlclose(library);
+  if (mappedParameters) {
+    // Kernels may keep packed copies of weights by address.
+    loom::rt::packed::forgetRange(mappedParameters, mappedSize);
+    ::munmap(mappedParameters, mappedSize);
   }
-};
+}
 
 namespace {
-std::vector<loom_tensor_info>
-makeInfos(const std::vector<TensorSpec> &tensors) {
+std::vector<loom_tensor_info> makeInfos(const Manifest &manifest,
+                                        const std::vector<TensorSpec> &tensors,
+                                        std::vector<TensorText> &texts) {
   std::vector<loom_tensor_info> infos;
   infos.reserve(tensors.size());
-  for (const TensorSpec &tensor : tensors) {
+  texts.resize(tensors.size());
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const TensorSpec &tensor = tensors[i];
     loom_tensor_info info;
     info.name = tensor.name.c_str();
     info.dtype = tensor.dtype;
@@ -75,7 +64,13 @@ makeInfos(const std::vector<TensorSpec> &tensors) {
     info.shape = tensor.shape.empty() ? nullptr : tensor.shape.data();
     info.num_elements = tensor.numElements;
     info.nbytes = tensor.nbytes;
+    info.global_shape =
+        tensor.globalShape.empty() ? nullptr : tensor.globalShape.data();
+    info.global_nbytes = tensor.globalNbytes;
     infos.push_back(info);
+    texts[i].sharding.resize(tensor.shape.size());
+    for (size_t d = 0; d < tensor.sharding.size(); ++d)
+      texts[i].sharding[d] = manifest.axisNames(tensor.sharding[d]);
   }
   return infos;
 }
@@ -143,8 +138,8 @@ bool mapParameters(loom_program &program, std::string &error,
   uint64_t fileSize = static_cast<uint64_t>(st.st_size);
   for (const TensorSpec &parameter : manifest.parameters) {
     // offset + nbytes cannot overflow: both are below 2^63.
-    uint64_t end = parameter.offset + parameter.nbytes;
-    if (parameter.nbytes != 0 && end > fileSize) {
+    uint64_t end = parameter.offset + parameter.globalNbytes;
+    if (parameter.globalNbytes != 0 && end > fileSize) {
       error = "parameter file '" + path + "' is too short: it has " +
               std::to_string(fileSize) + " bytes, but parameter '" +
               parameter.name + "' needs bytes " +
@@ -171,15 +166,15 @@ bool mapParameters(loom_program &program, std::string &error,
   program.mappedParameters = base;
   program.mappedSize = fileSize;
   for (size_t i = 0; i < manifest.parameters.size(); ++i)
-    if (manifest.parameters[i].nbytes != 0)
-      program.parameterData[i] =
-          static_cast<const char *>(base) + manifest.parameters[i].offset;
+    program.parameterData[i] = mappedParameter(program, i);
   return true;
 }
 
 /// Makes this library's symbols visible to libraries loaded later, even when
 /// it was itself loaded RTLD_LOCAL (e.g. by Python's ctypes).
-void promoteRuntimeToGlobalScope() {
+} // namespace
+
+void loom::rt::promoteRuntimeToGlobalScope() {
   Dl_info info;
   if (!::dladdr(reinterpret_cast<void *>(&loom_program_load), &info) ||
       !info.dli_fname)
@@ -188,6 +183,8 @@ void promoteRuntimeToGlobalScope() {
           ::dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_GLOBAL))
     ::dlclose(self); // The promotion outlives this extra reference.
 }
+
+namespace {
 
 bool loadLibrary(loom_program &program, std::string &error,
                  loom_status &status) {
@@ -279,9 +276,17 @@ extern "C" loom_program *loom_program_load_with_flags(const char *artifactDir,
   loom_status status = LOOM_OK;
   if (!parseManifest(text, manifestPath, dir, program->manifest, error, status))
     return fail(program, error, err, errLen);
-  program->parameterInfos = makeInfos(program->manifest.parameters);
-  program->inputInfos = makeInfos(program->manifest.inputs);
-  program->outputInfos = makeInfos(program->manifest.outputs);
+  const Manifest &manifest = program->manifest;
+  program->parameterInfos =
+      makeInfos(manifest, manifest.parameters, program->tensorText[0]);
+  program->inputInfos =
+      makeInfos(manifest, manifest.inputs, program->tensorText[1]);
+  program->outputInfos =
+      makeInfos(manifest, manifest.outputs, program->tensorText[2]);
+  for (const std::vector<int> &group : manifest.groups)
+    program->groupAxes.push_back(manifest.axisNames(group));
+  program->binding = unboundBinding(manifest);
+  program->parameterBlocks.resize(manifest.parameters.size());
   if (flags & LOOM_LOAD_MANIFEST_ONLY)
     return program;
 
@@ -293,6 +298,29 @@ extern "C" loom_program *loom_program_load_with_flags(const char *artifactDir,
 }
 
 extern "C" void loom_program_free(loom_program *program) { delete program; }
+
+const void *loom::rt::mappedParameter(const loom_program &program,
+                                      size_t index) {
+  const TensorSpec &parameter = program.manifest.parameters[index];
+  if (parameter.globalNbytes == 0 || !program.mappedParameters)
+    return emptyTensor;
+  return static_cast<const char *>(program.mappedParameters) + parameter.offset;
+}
+
+Binding loom::rt::unboundBinding(const Manifest &manifest) {
+  Binding binding;
+  for (const std::vector<int> &group : manifest.groups) {
+    BoundGroup bound;
+    bound.axes = manifest.axisNames(group, ", ");
+    bound.axesJson = "[";
+    for (size_t i = 0; i < group.size(); ++i)
+      bound.axesJson +=
+          (i ? "," : "") + json::quote(manifest.mesh[group[i]].name);
+    bound.axesJson += "]";
+    binding.groups.push_back(std::move(bound));
+  }
+  return binding;
+}
 
 //===----------------------------------------------------------------------===//
 // Accessors
@@ -357,6 +385,80 @@ extern "C" const void *loom_program_parameter_data(const loom_program *program,
   if (!program || index >= program->parameterData.size())
     return nullptr;
   return program->parameterData[index];
+}
+
+extern "C" int loom_program_tensor_is_sharded(const loom_tensor_info *info) {
+  if (!info || !info->global_shape)
+    return 0;
+  for (int32_t d = 0; d < info->rank; ++d)
+    if (info->shape[d] != info->global_shape[d])
+      return 1;
+  return 0;
+}
+
+extern "C" size_t loom_program_mesh_num_axes(const loom_program *program) {
+  return program ? program->manifest.mesh.size() : 0;
+}
+
+extern "C" const char *loom_program_mesh_axis_name(const loom_program *program,
+                                                   size_t axis) {
+  if (!program || axis >= program->manifest.mesh.size())
+    return nullptr;
+  return program->manifest.mesh[axis].name.c_str();
+}
+
+extern "C" int64_t loom_program_mesh_axis_size(const loom_program *program,
+                                               size_t axis) {
+  if (!program || axis >= program->manifest.mesh.size())
+    return 0;
+  return program->manifest.mesh[axis].size;
+}
+
+extern "C" int64_t loom_program_mesh_size(const loom_program *program) {
+  return program ? program->manifest.meshSize() : 0;
+}
+
+extern "C" size_t loom_program_num_groups(const loom_program *program) {
+  return program ? program->groupAxes.size() : 0;
+}
+
+extern "C" const char *loom_program_group_axes(const loom_program *program,
+                                               size_t group) {
+  if (!program || group >= program->groupAxes.size())
+    return nullptr;
+  return program->groupAxes[group].c_str();
+}
+
+extern "C" size_t loom_program_num_collectives(const loom_program *program) {
+  return program ? program->manifest.collectives.size() : 0;
+}
+
+extern "C" int loom_program_collective(const loom_program *program,
+                                       size_t index, int32_t *kind,
+                                       int32_t *group, int64_t *bytes) {
+  if (!program || index >= program->manifest.collectives.size())
+    return LOOM_ERROR_INVALID_ARGUMENT;
+  const CollectiveSpec &call = program->manifest.collectives[index];
+  if (kind)
+    *kind = call.kind;
+  if (group)
+    *group = call.group;
+  if (bytes)
+    *bytes = call.bytes;
+  return LOOM_OK;
+}
+
+extern "C" const char *loom_program_tensor_sharding(const loom_program *program,
+                                                    int32_t list, size_t index,
+                                                    int32_t dim) {
+  if (!program || list < 0 || list > 2 ||
+      index >= program->tensorText[list].size())
+    return nullptr;
+  const std::vector<std::string> &dims =
+      program->tensorText[list][index].sharding;
+  if (dim < 0 || static_cast<size_t>(dim) >= dims.size())
+    return nullptr;
+  return dims[dim].c_str();
 }
 
 extern "C" const char *loom_program_artifact_dir(const loom_program *program) {
@@ -439,6 +541,15 @@ extern "C" int loom_program_run(loom_program *program,
                         "' was loaded with LOOM_LOAD_MANIFEST_ONLY and cannot "
                         "run",
                     err, errLen);
+  if (!program->binding.comm && program->manifest.meshSize() > 1)
+    return runError(LOOM_ERROR_INVALID_ARGUMENT,
+                    "loom_program_run: artifact '" + program->artifactDir +
+                        "' was compiled for a mesh of " +
+                        std::to_string(program->manifest.meshSize()) +
+                        " devices (" + program->manifest.describeMesh() +
+                        "): bind it to a communicator of as many ranks "
+                        "(loom_program_bind) and run it on all of them",
+                    err, errLen);
   size_t numParameters = program->parameterInfos.size();
   size_t numInputs = program->inputInfos.size();
   size_t numOutputs = program->outputInfos.size();
@@ -508,7 +619,11 @@ extern "C" int loom_program_run(loom_program *program,
       copyBack.emplace_back(i, &scratch.back());
   }
 
-  program->entry(buffers.data());
+  {
+    // The program's collectives find their groups through this.
+    CurrentBindingScope scope(&program->binding);
+    program->entry(buffers.data());
+  }
 
   for (auto &[index, copy] : copyBack)
     std::memcpy(outputs[index], copy->data(),

@@ -25,12 +25,15 @@ extern "C" {
  * must be between LOOM_RUNTIME_ABI_MIN_VERSION and this. It grows when
  * compiled programs may import a new symbol, and the minimum moves when the
  * entry calling convention or an existing symbol changes incompatibly.
- * 2: loom_kernel_gemm_const_b_f32. */
-#define LOOM_RUNTIME_ABI_VERSION 2
+ * 2: loom_kernel_gemm_const_b_f32. 3: the loom_coll_* collectives
+ * (Collectives.h). */
+#define LOOM_RUNTIME_ABI_VERSION 3
 #define LOOM_RUNTIME_ABI_MIN_VERSION 1
 
-/* The manifest format this runtime reads ("format_version"). */
-#define LOOM_ARTIFACT_FORMAT_VERSION 1
+/* The manifest formats this runtime reads ("format_version"); 2 added the
+ * mesh, groups, collectives and sharded tensors of distributed artifacts. */
+#define LOOM_ARTIFACT_FORMAT_VERSION 2
+#define LOOM_ARTIFACT_FORMAT_MIN_VERSION 1
 
 /* Alignment, in bytes, of every buffer handed to a compiled program. */
 #define LOOM_ALIGNMENT 64
@@ -60,6 +63,9 @@ typedef enum loom_status {
   /* The operation is not available on this handle (e.g. running a program
    * loaded with LOOM_LOAD_MANIFEST_ONLY). */
   LOOM_ERROR_UNSUPPORTED = 6,
+  /* A collective call (loom_program_bind) failed because another rank
+   * failed; that rank's message says why. */
+  LOOM_ERROR_PEER_FAILED = 7,
 } loom_status;
 
 /*===--------------------------------------------------------------------===*/
@@ -135,7 +141,16 @@ typedef struct loom_tensor_info {
   const int64_t *shape;
   int64_t num_elements;
   size_t nbytes;
+  /* The whole tensor a sharded tensor is a block of (format_version 2):
+   * `rank` extents, and its size in bytes. Equal to shape/nbytes when the
+   * tensor is not sharded; shape and nbytes are always this rank's part. */
+  const int64_t *global_shape;
+  size_t global_nbytes;
 } loom_tensor_info;
+
+/* 1 when the tensor's local shape differs from its global shape (each rank
+ * holds a block), else 0 (also for NULL). */
+int loom_program_tensor_is_sharded(const loom_tensor_info *info);
 
 /* Flags for loom_program_load_with_flags. */
 enum {
@@ -174,8 +189,9 @@ const loom_tensor_info *loom_program_output(const loom_program *program,
 int64_t loom_program_find_input(const loom_program *program, const char *name);
 int64_t loom_program_find_output(const loom_program *program, const char *name);
 
-/* The mapped, read-only bytes of parameter `index` (NULL when out of range
- * or loaded with LOOM_LOAD_MANIFEST_ONLY). */
+/* The read-only bytes of parameter `index` (NULL when out of range or
+ * loaded with LOOM_LOAD_MANIFEST_ONLY): the mapped global tensor, or, for a
+ * sharded parameter of a bound program, this rank's block. */
 const void *loom_program_parameter_data(const loom_program *program,
                                         size_t index);
 
@@ -190,15 +206,127 @@ size_t loom_program_num_target_features(const loom_program *program);
 const char *loom_program_target_feature(const loom_program *program,
                                         size_t index);
 
+/* The device mesh of a distributed artifact ("mesh"): axes major to minor.
+ * A program without a mesh has 0 axes and a mesh size of 1. */
+size_t loom_program_mesh_num_axes(const loom_program *program);
+const char *loom_program_mesh_axis_name(const loom_program *program,
+                                        size_t axis);
+int64_t loom_program_mesh_axis_size(const loom_program *program, size_t axis);
+int64_t loom_program_mesh_size(const loom_program *program);
+
+/* The manifest's "groups": group `group`'s axes, comma-separated ("dp,tp";
+ * "" for none). NULL when out of range. */
+size_t loom_program_num_groups(const loom_program *program);
+const char *loom_program_group_axes(const loom_program *program, size_t group);
+
+/* The manifest's "collectives", in program order: the kind (a
+ * loom_collective_kind), group index and input bytes of call `index`.
+ * Returns 0, or LOOM_ERROR_INVALID_ARGUMENT when out of range. */
+size_t loom_program_num_collectives(const loom_program *program);
+int loom_program_collective(const loom_program *program, size_t index,
+                            int32_t *kind, int32_t *group, int64_t *bytes);
+
+/* Which tensor lists the sharding accessors address. */
+typedef enum loom_tensor_list {
+  LOOM_TENSOR_PARAMETER = 0,
+  LOOM_TENSOR_INPUT = 1,
+  LOOM_TENSOR_OUTPUT = 2,
+} loom_tensor_list;
+
+/* The mesh axes that split dimension `dim` of a tensor, comma-separated in
+ * major-to-minor order ("dp,tp"), "" when the tensor is replicated along it;
+ * NULL when out of range. */
+const char *loom_program_tensor_sharding(const loom_program *program,
+                                         int32_t list, size_t index,
+                                         int32_t dim);
+
 /* Runs the program once. `inputs` holds one pointer per input and `outputs`
  * one per output, in manifest order, each to a contiguous row-major buffer of
  * the tensor's nbytes (it may be NULL when nbytes is 0). Buffers that are not
  * LOOM_ALIGNMENT-aligned are copied through aligned scratch memory, so
  * aligned buffers avoid a copy. Outputs must not overlap inputs. Runs of one
- * program must not overlap in time. Returns LOOM_OK or a loom_status with a
- * message in `err`. */
+ * program must not overlap in time. Buffers are this rank's blocks (nbytes);
+ * a program whose mesh has more than one device runs only bound
+ * (loom_program_bind), on every rank at once. Returns LOOM_OK or a
+ * loom_status with a message in `err`. */
 int loom_program_run(loom_program *program, const void *const *inputs,
                      void *const *outputs, char *err, size_t err_len);
+
+/*===--------------------------------------------------------------------===*/
+/* Communicators                                                            */
+/*===--------------------------------------------------------------------===*/
+
+/* The ranks of one job. Collectives move data through a backend (MPI built
+ * in, NCCL as the plugin libloom_comm_nccl.so; CommBackend.h); the
+ * communicator itself (agreeing on a status, gathering outputs) always
+ * talks through MPI in host memory. The handle is used from the thread that
+ * created it (MPI_THREAD_FUNNELED). */
+typedef struct loom_comm loom_comm;
+
+/* Creates the communicator of this process. `backend`: "mpi"; "nccl" (or
+ * any "NAME" whose plugin libloom_comm_NAME.so exports
+ * loom_comm_backend_NAME; looked for beside libloom_runtime.so, then on the
+ * library search path); "self", a one-rank world without MPI; or NULL:
+ * "mpi" when the process was started by mpirun/srun with more than one
+ * process, else "self". Initialises MPI (MPI_Init_thread) unless it already
+ * is; the matching loom_comm_free finalises it then. Collective: every rank
+ * calls it. NULL and a message on failure. */
+loom_comm *loom_comm_create(const char *backend, char *err, size_t err_len);
+
+/* Unbinds the programs still bound to it, stops its watchdog and, if it
+ * initialised MPI, finalises it. NULL is ignored. */
+void loom_comm_free(loom_comm *comm);
+
+int loom_comm_rank(const loom_comm *comm);
+int loom_comm_size(const loom_comm *comm);
+/* "mpi", "nccl", "self", ... */
+const char *loom_comm_backend(const loom_comm *comm);
+
+/* Collective timeout in seconds (default: $LOOM_COLLECTIVE_TIMEOUT, else
+ * 600); <= 0 disables it. A collective (or a communicator call) that runs
+ * longer ends the job, naming the collective: a peer that died or hangs
+ * must not hang the others forever. */
+void loom_comm_set_timeout(loom_comm *comm, double seconds);
+double loom_comm_timeout(const loom_comm *comm);
+
+/* dst[i] = op over all ranks of src[i] (host memory, src == dst allowed;
+ * `op` a loom_reduce_op of CommBackend.h). For launchers: agreeing on a
+ * status, summing statistics. Collective. */
+int loom_comm_all_reduce(loom_comm *comm, const void *src, void *dst,
+                         size_t count, loom_dtype dtype, int32_t op, char *err,
+                         size_t err_len);
+
+/* Copies `bytes` bytes at `buf` on rank `root` to `buf` on every rank.
+ * Collective. */
+int loom_comm_broadcast(loom_comm *comm, void *buf, size_t bytes, int root,
+                        char *err, size_t err_len);
+
+/* Binds `program` to `comm`: checks that the mesh has as many devices as
+ * the communicator has ranks, creates one backend group per manifest group
+ * and copies this rank's block of every sharded parameter. A program
+ * without a mesh binds to any communicator (each rank then runs the whole
+ * program). Collective: every rank binds the same program, and the ranks
+ * agree on the outcome (a failure on one rank fails the call on all; the
+ * others return LOOM_ERROR_PEER_FAILED). Rebinding replaces the previous
+ * binding; loom_comm_free unbinds the programs still bound, so either may
+ * be freed first. */
+int loom_program_bind(loom_program *program, loom_comm *comm, char *err,
+                      size_t err_len);
+
+/* Copies this rank's block of input `index` out of the whole tensor
+ * `global` (global_nbytes bytes; every rank passes it) into `local`
+ * (nbytes). Works unbound for programs whose mesh has one device. */
+int loom_program_shard_input(const loom_program *program, size_t index,
+                             const void *global, void *local, char *err,
+                             size_t err_len);
+
+/* Collective: assembles output `index` from the ranks' blocks `local` into
+ * `global` (global_nbytes) on rank `root`; `global` may be NULL elsewhere.
+ * A block held by several ranks (replicated along an axis) is taken from
+ * one of them. */
+int loom_program_gather_output(loom_program *program, size_t index,
+                               const void *local, void *global, int root,
+                               char *err, size_t err_len);
 
 /*===--------------------------------------------------------------------===*/
 /* Kernels                                                                  */

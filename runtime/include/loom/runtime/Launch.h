@@ -1,0 +1,47 @@
+//===- Launch.h - Multi-rank jobs: launcher detection, status files -*- C++
+//-*-//
+//
+// Shared by the library (which ends the job when a collective fails) and
+// loomrun (which launches ranks and reports how each ended). A launcher
+// (loomrun -np) sets LOOM_STATUS_DIR; every rank writes rank<R>.json there
+// when it ends: {"rank", "status": "ok"|"error"|"terminated", "code",
+// "message"}, plus "orderly": true when the ranks agreed to fail and the
+// message was already printed.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LOOM_RUNTIME_LAUNCH_H
+#define LOOM_RUNTIME_LAUNCH_H
+
+#include <string>
+#include <string_view>
+
+namespace loom::rt {
+
+/// The number of processes of the MPI or Slurm job this process was started
+/// in ($OMPI_COMM_WORLD_SIZE, $PMI_SIZE, or $SLURM_NTASKS with
+/// $SLURM_PROCID); 0 when started by a launcher that does not say
+/// ($PMIX_RANK alone); -1 when not started by one.
+int launcherWorldSize();
+
+/// Writes $LOOM_STATUS_DIR/rank<rank>.json, once per process: the first
+/// call wins (a rank that failed stays failed when the teardown then
+/// terminates it). False without LOOM_STATUS_DIR or when already written.
+bool writeRankStatus(int rank, const char *status, int code,
+                     std::string_view message, bool orderly = false);
+
+/// Writes this process's pid to $LOOM_STATUS_DIR/rank<rank>.started, which
+/// tells a rank that died (started, but no status) from one the teardown
+/// stopped before it started. False without LOOM_STATUS_DIR.
+bool markRankStarted(int rank);
+
+/// Prepares the "terminated" status of `rank` so that
+/// writeTerminatedStatus() can write it from a signal handler.
+void prepareTerminatedStatus(int rank);
+/// Async-signal-safe: writes the prepared "terminated" status unless a
+/// status was already written.
+void writeTerminatedStatus();
+
+} // namespace loom::rt
+
+#endif // LOOM_RUNTIME_LAUNCH_H
