@@ -631,6 +631,8 @@ extern "C" int loom_program_bind(loom_program *program, loom_comm *comm,
     program->parameterData[i] = program->parameterBlocks[i].data();
   }
   comm->boundPrograms.push_back(program);
+  if (!manifest.mesh.empty())
+    openCommLog(comm->rank);
   return LOOM_OK;
 }
 

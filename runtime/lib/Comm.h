@@ -150,6 +150,11 @@ std::string mpiErrorString(int code);
 /// Flushes the comm log (Collectives.cpp), e.g. before the job ends.
 void flushCommLog();
 
+/// Creates this rank's comm log (when LOOM_COMM_LOG asks for one) at bind
+/// time, so that a program that makes no collective call leaves an empty
+/// log rather than none.
+void openCommLog(int rank);
+
 /// Program.cpp: drops `program`'s binding (its groups and parameter
 /// blocks); called by loom_comm_free for programs still bound.
 void unbindProgram(loom_program *program);
