@@ -26,12 +26,14 @@ CHECK_COMM_LOG = os.path.join(os.path.dirname(__file__), "..", "..", "..",
 
 # (model, strategy, mesh): every mesh of 1, 2 and 4 ranks the issue names.
 CASES = [
+    ("mlp", "data", "dp=1"),
     ("mlp", "data", "dp=2"),
     ("mlp", "data", "dp=4"),
     ("mlp", "megatron", "tp=2"),
     ("mlp", "megatron", "dp=2,tp=2"),
     ("gpt", "data", "dp=2"),
     ("gpt", "data", "dp=2,tp=2"),
+    ("gpt", "megatron", "tp=1"),
     ("gpt", "megatron", "tp=2"),
     ("gpt", "megatron", "tp=4"),
     ("gpt", "megatron", "dp=2,tp=2"),
