@@ -292,6 +292,28 @@ void transpose(const void *src, void *dst, int64_t rows, int64_t n,
         std::memcpy(out + slotMajor, in + rowMajor, chunk);
     }
 }
+
+/// With one rank, or nothing to move, the output is the input: copies it
+/// and returns true; false when the backend has to run.
+bool copiedLocally(Call &call, const void *src, void *dst, int64_t bytes) {
+  if (call.size() != 1 && bytes != 0)
+    return false;
+  if (bytes)
+    std::memcpy(dst, src, static_cast<size_t>(bytes));
+  return true;
+}
+
+/// The `bytes` of `src`, [outer][n][chunk], as the backend's [n][outer][chunk]
+/// blocks: `src` itself when `outer` is 1, else a copy in the send scratch.
+const void *slotsMajor(Call &call, const void *src, int64_t outer, int64_t n,
+                       int64_t chunkBytes, int64_t bytes) {
+  if (outer == 1)
+    return src;
+  void *packed = call.scratch(sendScratch, static_cast<size_t>(bytes));
+  transpose(src, packed, outer, n, static_cast<size_t>(chunkBytes),
+            /*fromSlotsMajor=*/false);
+  return packed;
+}
 } // namespace
 
 void loom::rt::openCommLog(int rank) { (void)commLog(rank); }
@@ -327,10 +349,7 @@ extern "C" void loom_coll_all_reduce(const void *src, void *dst, int64_t count,
   checkOp(call, op);
   int64_t bytes = call.product(count, static_cast<int64_t>(element), "count");
   call.pointers(src, dst, bytes);
-  if (call.size() == 1 || bytes == 0) {
-    if (bytes)
-      std::memcpy(dst, src, static_cast<size_t>(bytes));
-  } else {
+  if (!copiedLocally(call, src, dst, bytes)) {
     const loom_comm_backend_ops *ops = call.backend();
     call.check(ops->all_reduce(call.handle(), src, dst,
                                static_cast<size_t>(count),
@@ -349,10 +368,7 @@ extern "C" void loom_coll_all_gather(const void *src, void *dst, int64_t outer,
   int64_t n = call.size();
   call.product(bytes, n, "gathered size");
   call.pointers(src, dst, bytes);
-  if (n == 1 || bytes == 0) {
-    if (bytes)
-      std::memcpy(dst, src, static_cast<size_t>(bytes));
-  } else {
+  if (!copiedLocally(call, src, dst, bytes)) {
     // The backend gathers whole blocks: [n][outer][chunk].
     void *gathered = outer == 1 ? dst
                                 : call.scratch(receiveScratch,
@@ -384,18 +400,9 @@ extern "C" void loom_coll_reduce_scatter(const void *src, void *dst,
       call.product(blockCount, static_cast<int64_t>(element), "block");
   int64_t bytes = call.product(blockBytes, n, "input size");
   call.pointers(src, dst, bytes);
-  if (n == 1 || bytes == 0) {
-    if (bytes)
-      std::memcpy(dst, src, static_cast<size_t>(bytes));
-  } else {
+  if (!copiedLocally(call, src, dst, bytes)) {
     // The backend reduces block j to rank j: [n][outer][chunk].
-    const void *blocks = src;
-    if (outer != 1) {
-      void *packed = call.scratch(sendScratch, static_cast<size_t>(bytes));
-      transpose(src, packed, outer, n, static_cast<size_t>(chunk),
-                /*fromSlotsMajor=*/false);
-      blocks = packed;
-    }
+    const void *blocks = slotsMajor(call, src, outer, n, chunk, bytes);
     const loom_comm_backend_ops *ops = call.backend();
     call.check(ops->reduce_scatter(call.handle(), blocks, dst,
                                    static_cast<size_t>(blockCount),
@@ -426,18 +433,10 @@ extern "C" void loom_coll_all_to_all(const void *src, void *dst,
               std::to_string(concatChunkBytes) + " bytes) differ in size");
   int64_t bytes = call.product(block, n, "input size");
   call.pointers(src, dst, bytes);
-  if (n == 1 || bytes == 0) {
-    if (bytes)
-      std::memcpy(dst, src, static_cast<size_t>(bytes));
-  } else {
+  if (!copiedLocally(call, src, dst, bytes)) {
     // The backend exchanges whole blocks: [n][block] both ways.
-    const void *send = src;
-    if (splitOuter != 1) {
-      void *packed = call.scratch(sendScratch, static_cast<size_t>(bytes));
-      transpose(src, packed, splitOuter, n,
-                static_cast<size_t>(splitChunkBytes), /*fromSlotsMajor=*/false);
-      send = packed;
-    }
+    const void *send =
+        slotsMajor(call, src, splitOuter, n, splitChunkBytes, bytes);
     void *received =
         concatOuter == 1
             ? dst
@@ -466,10 +465,7 @@ extern "C" void loom_coll_broadcast(const void *src, void *dst, int64_t bytes,
   call.pointers(dst, dst, bytes);
   if (call.index() == root)
     call.pointers(src, dst, bytes);
-  if (call.size() == 1 || bytes == 0) {
-    if (bytes)
-      std::memcpy(dst, src, static_cast<size_t>(bytes));
-  } else {
+  if (!copiedLocally(call, src, dst, bytes)) {
     const loom_comm_backend_ops *ops = call.backend();
     call.check(ops->broadcast(
                    call.handle(), src, dst, static_cast<size_t>(bytes),

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Comm.h"
+#include "loom/runtime/MeanDivision.h"
 #include "loom/runtime/Support.h"
 #include <climits>
 #include <cmath>
@@ -187,12 +188,6 @@ bool reduceOp(loom_dtype dtype, int op, MPI_Op &result, std::string &error) {
   return true;
 }
 
-template <typename T> void divideAll(void *data, size_t count, int divisor) {
-  T *values = static_cast<T *>(data);
-  for (size_t i = 0; i < count; ++i)
-    values[i] = static_cast<T>(values[i] / static_cast<T>(divisor));
-}
-
 template <bool IsBfloat> void divide16(void *data, size_t count, int divisor) {
   auto *values = static_cast<uint16_t *>(data);
   for (size_t i = 0; i < count; ++i) {
@@ -210,27 +205,11 @@ void divideBy(void *data, size_t count, loom_dtype dtype, int divisor) {
   case LOOM_DTYPE_BFLOAT16:
     return divide16<true>(data, count, divisor);
   case LOOM_DTYPE_FLOAT32:
-    return divideAll<float>(data, count, divisor);
+    return divideEach<float>(data, count, divisor);
   case LOOM_DTYPE_FLOAT64:
-    return divideAll<double>(data, count, divisor);
-  case LOOM_DTYPE_INT8:
-    return divideAll<int8_t>(data, count, divisor);
-  case LOOM_DTYPE_INT16:
-    return divideAll<int16_t>(data, count, divisor);
-  case LOOM_DTYPE_INT32:
-    return divideAll<int32_t>(data, count, divisor);
-  case LOOM_DTYPE_INT64:
-    return divideAll<int64_t>(data, count, divisor);
-  case LOOM_DTYPE_UINT8:
-    return divideAll<uint8_t>(data, count, divisor);
-  case LOOM_DTYPE_UINT16:
-    return divideAll<uint16_t>(data, count, divisor);
-  case LOOM_DTYPE_UINT32:
-    return divideAll<uint32_t>(data, count, divisor);
-  case LOOM_DTYPE_UINT64:
-    return divideAll<uint64_t>(data, count, divisor);
-  default: // bool: MEAN already reduced as AND
-    return;
+    return divideEach<double>(data, count, divisor);
+  default: // bool (MEAN already reduced as AND) does nothing here
+    return divideIntegers(data, count, dtype, divisor);
   }
 }
 
@@ -285,19 +264,31 @@ int allReduce(void *group, const void *src, void *dst, size_t count,
   return mpiAllReduce(commOf(group), src, dst, count, dtype, op, err, errLen);
 }
 
-int allGather(void *group, const void *src, void *dst, size_t bytes, char *err,
-              size_t errLen) {
+/// MPI_Allgather and MPI_Alltoall, which share their form.
+using ByteExchange = int (*)(const void *, int, MPI_Datatype, void *, int,
+                             MPI_Datatype, MPI_Comm);
+
+/// `exchange` (named `name` in errors) of `bytes` bytes per rank, in units
+/// that keep its counts within int.
+int exchangeBytes(ByteExchange exchange, const char *name, void *group,
+                  const void *src, void *dst, size_t bytes, char *err,
+                  size_t errLen) {
   MPI_Datatype type = MPI_BYTE;
   int count = 0;
   bool owned = false;
   std::string error;
   if (!byteUnits(bytes, type, count, owned, error))
     return fail(LOOM_ERROR_INVALID_ARGUMENT, error, err, errLen);
-  int rc = MPI_Allgather(src, count, type, dst, count, type, commOf(group));
+  int rc = exchange(src, count, type, dst, count, type, commOf(group));
   if (owned)
     MPI_Type_free(&type);
-  return rc == MPI_SUCCESS ? LOOM_OK
-                           : mpiFail("MPI_Allgather", rc, err, errLen);
+  return rc == MPI_SUCCESS ? LOOM_OK : mpiFail(name, rc, err, errLen);
+}
+
+int allGather(void *group, const void *src, void *dst, size_t bytes, char *err,
+              size_t errLen) {
+  return exchangeBytes(MPI_Allgather, "MPI_Allgather", group, src, dst, bytes,
+                       err, errLen);
 }
 
 int reduceScatter(void *group, const void *src, void *dst, size_t count,
@@ -323,16 +314,8 @@ int reduceScatter(void *group, const void *src, void *dst, size_t count,
 
 int allToAll(void *group, const void *src, void *dst, size_t bytes, char *err,
              size_t errLen) {
-  MPI_Datatype type = MPI_BYTE;
-  int count = 0;
-  bool owned = false;
-  std::string error;
-  if (!byteUnits(bytes, type, count, owned, error))
-    return fail(LOOM_ERROR_INVALID_ARGUMENT, error, err, errLen);
-  int rc = MPI_Alltoall(src, count, type, dst, count, type, commOf(group));
-  if (owned)
-    MPI_Type_free(&type);
-  return rc == MPI_SUCCESS ? LOOM_OK : mpiFail("MPI_Alltoall", rc, err, errLen);
+  return exchangeBytes(MPI_Alltoall, "MPI_Alltoall", group, src, dst, bytes,
+                       err, errLen);
 }
 
 int broadcast(void *group, const void *src, void *dst, size_t bytes, int root,

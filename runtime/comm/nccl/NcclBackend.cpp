@@ -26,6 +26,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "loom/runtime/CommBackend.h"
+#include "loom/runtime/MeanDivision.h"
 
 #include <cuda_runtime_api.h>
 #include <nccl.h>
@@ -605,38 +606,12 @@ int reductionFor(const Call &call, loom_dtype dtype, loom_reduce_op op,
                    int(op));
 }
 
-template <typename T> void divideEach(void *data, size_t count, int divisor) {
-  T *values = static_cast<T *>(data);
-  T d = T(divisor);
-  for (size_t i = 0; i < count; ++i)
-    values[i] = T(values[i] / d);
-}
-
-void divideOnHost(void *data, size_t count, loom_dtype dtype, int divisor) {
-  switch (dtype) {
-  case LOOM_DTYPE_INT8:
-    return divideEach<int8_t>(data, count, divisor);
-  case LOOM_DTYPE_UINT8:
-    return divideEach<uint8_t>(data, count, divisor);
-  case LOOM_DTYPE_INT32:
-    return divideEach<int32_t>(data, count, divisor);
-  case LOOM_DTYPE_UINT32:
-    return divideEach<uint32_t>(data, count, divisor);
-  case LOOM_DTYPE_INT64:
-    return divideEach<int64_t>(data, count, divisor);
-  case LOOM_DTYPE_UINT64:
-    return divideEach<uint64_t>(data, count, divisor);
-  default:
-    return;
-  }
-}
-
 /// The integer MEAN's division of `count` elements at `dst`, on the host
 /// (through a copy when `dst` is device memory).
 int divideResult(const Call &call, Group &group, void *dst, bool onDevice,
                  size_t count, size_t bytes, loom_dtype dtype) {
   if (!onDevice) {
-    divideOnHost(dst, count, dtype, group.size);
+    loom::rt::divideIntegers(dst, count, dtype, group.size);
     return 0;
   }
   void *copy = malloc(bytes);
@@ -645,7 +620,7 @@ int divideResult(const Call &call, Group &group, void *dst, bool onDevice,
   int status = call.cuda(cudaMemcpy(copy, dst, bytes, cudaMemcpyDefault),
                          "cudaMemcpy (mean to the host)");
   if (!status) {
-    divideOnHost(copy, count, dtype, group.size);
+    loom::rt::divideIntegers(copy, count, dtype, group.size);
     status = call.cuda(cudaMemcpy(dst, copy, bytes, cudaMemcpyDefault),
                        "cudaMemcpy (mean to the device)");
   }
@@ -674,169 +649,173 @@ int begin(Call &call, void *handle, Group *&group) {
 // Collectives
 //===----------------------------------------------------------------------===//
 
-int allReduce(void *handle, const void *src, void *dst, size_t count,
-              loom_dtype dtype, loom_reduce_op op, char *err, size_t errLen) {
-  Call call{"all_reduce", err, errLen};
+/// One operation, from its checks to its result. An operation's own checks
+/// (`run`'s `check`) set what describes its buffers.
+struct Operation {
+  Operation(const char *what, char *err, size_t errLen)
+      : call{what, err, errLen} {}
+
+  Call call;
   Group *group = nullptr;
-  Reduction reduction;
-  size_t bytes = 0;
-  if (int s = begin(call, handle, group))
+  Transfer transfer;
+  // The size of the `count` elements of one rank's part, in bytes.
+  size_t elementSize = 1;
+  // False where this rank reads no input (a broadcast's non-root).
+  bool sends = true;
+  // Set by a reduction: NCCL sums an integer MEAN and `run` divides.
+  bool divideAfter = false;
+  loom_dtype dtype = LOOM_DTYPE_UINT8;
+
+  /// The check of a reduction of `type` by `op`, into `reduction`.
+  int reduce(loom_dtype type, loom_reduce_op op, Reduction &reduction) {
+    if (int s = reductionFor(call, type, op, reduction))
+      return s;
+    elementSize = reduction.elementSize;
+    divideAfter = reduction.divideAfter;
+    dtype = type;
+    return 0;
+  }
+};
+
+/// The steps every operation shares: finds the group, runs the operation's
+/// own `check`, sizes its buffers (one rank's part is `count` elements; the
+/// side that `layout` places at an offset, or both when they are apart,
+/// holds all ranks' parts), does nothing for an empty part, rejects NULL
+/// buffers, makes the group's device current and stages the buffers. Then
+/// `issue` makes the NCCL call(s) on `op.transfer`, and the result is copied
+/// back (and an integer MEAN divided).
+template <typename Check, typename Issue>
+int run(Operation &op, void *handle, const void *src, void *dst, size_t count,
+        Layout layout, Check check, Issue issue) {
+  Call &call = op.call;
+  if (int s = begin(call, handle, op.group))
     return s;
-  if (int s = reductionFor(call, dtype, op, reduction))
+  if (int s = check())
     return s;
-  if (int s = product(call, count, reduction.elementSize, bytes))
+  Group &group = *op.group;
+  size_t bytes = 0, total = 0;
+  if (int s = product(call, count, op.elementSize, bytes))
     return s;
+  total = bytes;
+  if (layout != Layout::Same)
+    if (int s = product(call, bytes, size_t(group.size), total))
+      return s;
   if (count == 0)
     return 0;
-  if (!src || !dst)
+  if ((op.sends && !src) || !dst)
     return call.fail(LOOM_ERROR_INVALID_ARGUMENT, "a NULL buffer");
   DeviceScope scope;
-  if (int s = scope.enter(call, group->device))
+  if (int s = scope.enter(call, group.device))
     return s;
-  Transfer transfer;
-  if (int s = prepare(call, *group, src, bytes, dst, bytes, Layout::Same, 0,
-                      transfer))
-    return finish(call, *group, transfer, s);
-  int status = call.nccl(ncclAllReduce(transfer.send, transfer.recv, count,
-                                       reduction.type, reduction.op,
-                                       group->comm, group->stream),
-                         "ncclAllReduce");
-  status = finish(call, *group, transfer, status);
-  if (!status && reduction.divideAfter)
-    status = divideResult(call, *group, dst, transfer.dstOnDevice, count, bytes,
-                          dtype);
+  bool sendsAll = layout == Layout::RecvInSend || layout == Layout::Apart;
+  bool receivesAll = layout == Layout::SendInRecv || layout == Layout::Apart;
+  size_t sendBytes = !op.sends ? 0 : sendsAll ? total : bytes;
+  size_t recvBytes = receivesAll ? total : bytes;
+  size_t offset = sendsAll == receivesAll ? 0 : size_t(group.rank) * bytes;
+  Transfer &transfer = op.transfer;
+  if (int s = prepare(call, group, src, sendBytes, dst, recvBytes, layout,
+                      offset, transfer))
+    return finish(call, group, transfer, s);
+  int status = finish(call, group, transfer, issue());
+  if (!status && op.divideAfter)
+    status = divideResult(call, group, dst, transfer.dstOnDevice, count, bytes,
+                          op.dtype);
   return status;
+}
+
+int allReduce(void *handle, const void *src, void *dst, size_t count,
+              loom_dtype dtype, loom_reduce_op reduceOp, char *err,
+              size_t errLen) {
+  Operation op("all_reduce", err, errLen);
+  Reduction reduction;
+  return run(
+      op, handle, src, dst, count, Layout::Same,
+      [&] { return op.reduce(dtype, reduceOp, reduction); },
+      [&] {
+        return op.call.nccl(ncclAllReduce(op.transfer.send, op.transfer.recv,
+                                          count, reduction.type, reduction.op,
+                                          op.group->comm, op.group->stream),
+                            "ncclAllReduce");
+      });
 }
 
 int allGather(void *handle, const void *src, void *dst, size_t bytes, char *err,
               size_t errLen) {
-  Call call{"all_gather", err, errLen};
-  Group *group = nullptr;
-  size_t total = 0;
-  if (int s = begin(call, handle, group))
-    return s;
-  if (int s = product(call, bytes, size_t(group->size), total))
-    return s;
-  if (bytes == 0)
-    return 0;
-  if (!src || !dst)
-    return call.fail(LOOM_ERROR_INVALID_ARGUMENT, "a NULL buffer");
-  DeviceScope scope;
-  if (int s = scope.enter(call, group->device))
-    return s;
-  Transfer transfer;
-  if (int s = prepare(call, *group, src, bytes, dst, total, Layout::SendInRecv,
-                      size_t(group->rank) * bytes, transfer))
-    return finish(call, *group, transfer, s);
-  int status = call.nccl(ncclAllGather(transfer.send, transfer.recv, bytes,
-                                       ncclUint8, group->comm, group->stream),
-                         "ncclAllGather");
-  return finish(call, *group, transfer, status);
+  Operation op("all_gather", err, errLen);
+  return run(
+      op, handle, src, dst, bytes, Layout::SendInRecv, [] { return 0; },
+      [&] {
+        return op.call.nccl(ncclAllGather(op.transfer.send, op.transfer.recv,
+                                          bytes, ncclUint8, op.group->comm,
+                                          op.group->stream),
+                            "ncclAllGather");
+      });
 }
 
 int reduceScatter(void *handle, const void *src, void *dst, size_t count,
-                  loom_dtype dtype, loom_reduce_op op, char *err,
+                  loom_dtype dtype, loom_reduce_op reduceOp, char *err,
                   size_t errLen) {
-  Call call{"reduce_scatter", err, errLen};
-  Group *group = nullptr;
+  Operation op("reduce_scatter", err, errLen);
   Reduction reduction;
-  size_t bytes = 0, total = 0;
-  if (int s = begin(call, handle, group))
-    return s;
-  if (int s = reductionFor(call, dtype, op, reduction))
-    return s;
-  if (int s = product(call, count, reduction.elementSize, bytes))
-    return s;
-  if (int s = product(call, bytes, size_t(group->size), total))
-    return s;
-  if (count == 0)
-    return 0;
-  if (!src || !dst)
-    return call.fail(LOOM_ERROR_INVALID_ARGUMENT, "a NULL buffer");
-  DeviceScope scope;
-  if (int s = scope.enter(call, group->device))
-    return s;
-  Transfer transfer;
-  if (int s = prepare(call, *group, src, total, dst, bytes, Layout::RecvInSend,
-                      size_t(group->rank) * bytes, transfer))
-    return finish(call, *group, transfer, s);
-  int status = call.nccl(ncclReduceScatter(transfer.send, transfer.recv, count,
-                                           reduction.type, reduction.op,
-                                           group->comm, group->stream),
-                         "ncclReduceScatter");
-  status = finish(call, *group, transfer, status);
-  if (!status && reduction.divideAfter)
-    status = divideResult(call, *group, dst, transfer.dstOnDevice, count, bytes,
-                          dtype);
-  return status;
+  return run(
+      op, handle, src, dst, count, Layout::RecvInSend,
+      [&] { return op.reduce(dtype, reduceOp, reduction); },
+      [&] {
+        return op.call.nccl(ncclReduceScatter(op.transfer.send,
+                                              op.transfer.recv, count,
+                                              reduction.type, reduction.op,
+                                              op.group->comm, op.group->stream),
+                            "ncclReduceScatter");
+      });
 }
 
 int allToAll(void *handle, const void *src, void *dst, size_t bytes, char *err,
              size_t errLen) {
-  Call call{"all_to_all", err, errLen};
-  Group *group = nullptr;
-  size_t total = 0;
-  if (int s = begin(call, handle, group))
-    return s;
-  if (int s = product(call, bytes, size_t(group->size), total))
-    return s;
-  if (bytes == 0)
-    return 0;
-  if (!src || !dst)
-    return call.fail(LOOM_ERROR_INVALID_ARGUMENT, "a NULL buffer");
-  DeviceScope scope;
-  if (int s = scope.enter(call, group->device))
-    return s;
-  Transfer transfer;
-  if (int s = prepare(call, *group, src, total, dst, total, Layout::Apart, 0,
-                      transfer))
-    return finish(call, *group, transfer, s);
-  const char *send = static_cast<const char *>(transfer.send);
-  char *recv = static_cast<char *>(transfer.recv);
-  int status = call.nccl(ncclGroupStart(), "ncclGroupStart");
-  if (status)
-    return finish(call, *group, transfer, status);
-  for (int peer = 0; peer < group->size && !status; ++peer) {
-    size_t at = size_t(peer) * bytes;
-    status = call.nccl(
-        ncclSend(send + at, bytes, ncclUint8, peer, group->comm, group->stream),
-        "ncclSend");
-    if (!status)
-      status = call.nccl(ncclRecv(recv + at, bytes, ncclUint8, peer,
-                                  group->comm, group->stream),
-                         "ncclRecv");
-  }
-  // The group is closed whatever happened inside it.
-  int ended = call.nccl(ncclGroupEnd(), "ncclGroupEnd");
-  return finish(call, *group, transfer, status ? status : ended);
+  Operation op("all_to_all", err, errLen);
+  return run(
+      op, handle, src, dst, bytes, Layout::Apart, [] { return 0; },
+      [&] {
+        const Call &call = op.call;
+        Group &group = *op.group;
+        const char *send = static_cast<const char *>(op.transfer.send);
+        char *recv = static_cast<char *>(op.transfer.recv);
+        int status = call.nccl(ncclGroupStart(), "ncclGroupStart");
+        if (status)
+          return status;
+        for (int peer = 0; peer < group.size && !status; ++peer) {
+          size_t at = size_t(peer) * bytes;
+          status = call.nccl(ncclSend(send + at, bytes, ncclUint8, peer,
+                                      group.comm, group.stream),
+                             "ncclSend");
+          if (!status)
+            status = call.nccl(ncclRecv(recv + at, bytes, ncclUint8, peer,
+                                        group.comm, group.stream),
+                               "ncclRecv");
+        }
+        // The group is closed whatever happened inside it.
+        int ended = call.nccl(ncclGroupEnd(), "ncclGroupEnd");
+        return status ? status : ended;
+      });
 }
 
 int broadcast(void *handle, const void *src, void *dst, size_t bytes, int root,
               char *err, size_t errLen) {
-  Call call{"broadcast", err, errLen};
-  Group *group = nullptr;
-  if (int s = begin(call, handle, group))
-    return s;
-  if (root < 0 || root >= group->size)
-    return call.fail(LOOM_ERROR_INVALID_ARGUMENT, "root %d of a group of %d",
-                     root, group->size);
-  if (bytes == 0)
-    return 0;
-  bool isRoot = group->rank == root;
-  if ((isRoot && !src) || !dst)
-    return call.fail(LOOM_ERROR_INVALID_ARGUMENT, "a NULL buffer");
-  DeviceScope scope;
-  if (int s = scope.enter(call, group->device))
-    return s;
-  Transfer transfer;
-  if (int s = prepare(call, *group, src, isRoot ? bytes : 0, dst, bytes,
-                      Layout::Same, 0, transfer))
-    return finish(call, *group, transfer, s);
-  int status =
-      call.nccl(ncclBroadcast(transfer.send, transfer.recv, bytes, ncclUint8,
-                              root, group->comm, group->stream),
-                "ncclBroadcast");
-  return finish(call, *group, transfer, status);
+  Operation op("broadcast", err, errLen);
+  return run(
+      op, handle, src, dst, bytes, Layout::Same,
+      [&] {
+        if (root < 0 || root >= op.group->size)
+          return op.call.fail(LOOM_ERROR_INVALID_ARGUMENT,
+                              "root %d of a group of %d", root, op.group->size);
+        op.sends = op.group->rank == root;
+        return 0;
+      },
+      [&] {
+        return op.call.nccl(ncclBroadcast(op.transfer.send, op.transfer.recv,
+                                          bytes, ncclUint8, root,
+                                          op.group->comm, op.group->stream),
+                            "ncclBroadcast");
+      });
 }
 
 const loom_comm_backend_ops backendOps = {

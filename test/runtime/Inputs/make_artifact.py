@@ -89,6 +89,15 @@ def edit(manifest, path, value=None, delete=False):
         node[last] = value
 
 
+def apply_edits(manifest, assignments, deletions):
+    """The --set PATH=JSON and --delete PATH edits, in that order."""
+    for assignment in assignments:
+        path, _, value = assignment.partition("=")
+        edit(manifest, path, json.loads(value))
+    for path in deletions:
+        edit(manifest, path, delete=True)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--program", required=True)
@@ -105,11 +114,7 @@ def main():
     args = parser.parse_args()
 
     manifest = manifest_for(args.kind)
-    for assignment in args.set:
-        path, _, value = assignment.partition("=")
-        edit(manifest, path, json.loads(value))
-    for path in args.delete:
-        edit(manifest, path, delete=True)
+    apply_edits(manifest, args.set, args.delete)
 
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "manifest.json"), "w") as f:

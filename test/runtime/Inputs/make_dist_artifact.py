@@ -24,6 +24,8 @@ import shutil
 
 import numpy as np
 
+from make_artifact import apply_edits
+
 
 def tensor(name, dtype, shape, global_shape=None, sharding=None):
     spec = {"name": name, "dtype": dtype, "shape": shape}
@@ -157,18 +159,6 @@ def build(kind, D, T, count, rng):
     return manifest, params, inputs, expected
 
 
-def edit(manifest, path, value=None, delete=False):
-    keys = path.split(".")
-    node = manifest
-    for key in keys[:-1]:
-        node = node[int(key)] if isinstance(node, list) else node[key]
-    last = int(keys[-1]) if isinstance(node, list) else keys[-1]
-    if delete:
-        del node[last]
-    else:
-        node[last] = value
-
-
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--program", required=True)
@@ -199,11 +189,7 @@ def main():
             spec = tensor(name, dtype, shape, global_shape, sharding)
             spec.update(offset=offset, nbytes=array.nbytes)
             manifest["parameters"].append(spec)
-    for assignment in args.set:
-        path, _, value = assignment.partition("=")
-        edit(manifest, path, json.loads(value))
-    for path in args.delete:
-        edit(manifest, path, delete=True)
+    apply_edits(manifest, args.set, args.delete)
 
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "manifest.json"), "w") as f:
