@@ -179,4 +179,33 @@ def DistSimplifyCollectives : Pass<"dist-simplify-collectives"> {
   }];
 }
 
+def NNAutodiff : Pass<"nn-autodiff", "mlir::ModuleOp"> {
+  let summary = "Add the gradients of a scalar loss to every public function";
+  let description = [{
+    Reverse-mode differentiation over `nn`: the first result of each public
+    function is the loss (a float scalar); walking the body backwards, each
+    op's `GradientOpInterface` turns the gradients of its results into those
+    of its operands (gradients meeting at a value are added). The gradients
+    of the float `nn.parameter`s (`wrt=parameters`, the default) or of the
+    float arguments (`wrt=arguments`) become extra results, in order, named
+    `grad:NAME`. An op on the way without a gradient rule is an error naming
+    it.
+
+    ```mlir
+    // before
+    func.func @f(%x: tensor<4xf64>) -> tensor<f64> {
+      %y = nn.exp %x : tensor<4xf64>
+      %l = nn.reduce_sum %y axes = [0] : tensor<4xf64> -> tensor<f64>
+      return %l : tensor<f64>
+    }
+    // after -nn-autodiff="wrt=arguments": returns (%l, d%l/d%x) where
+    // d%l/d%x = broadcast(1) * exp(x)
+    ```
+  }];
+  let options = [
+    Option<"wrt", "wrt", "std::string", /*default=*/"\"parameters\"",
+           "parameters or arguments">
+  ];
+}
+
 #endif // LOOM_PASSES

@@ -133,7 +133,8 @@ class NN_SameTypeOp<string mnemonic, list<Trait> traits = []>
 // `trans` are the arithmetic and transcendental operations per element.
 class NN_UnaryOp<string mnemonic, Type type, string flops, string trans,
                  list<Trait> traits = []>
-    : NN_SameTypeOp<mnemonic, traits> {
+    : NN_SameTypeOp<mnemonic, !listconcat(traits,
+          [DeclareOpInterfaceMethods<GradientOpInterface>])> {
   let arguments = (ins type:$input);
   let results = (outs type:$result);
   let assemblyFormat = "$input attr-dict `:` type($input)";
@@ -154,7 +155,8 @@ class NN_UnaryOp<string mnemonic, Type type, string flops, string trans,
 // Binary elementwise with numpy/ONNX broadcasting.
 class NN_BinaryOp<string mnemonic, Type type, string flops, string trans,
                   list<Trait> traits = []>
-    : NN_Op<mnemonic, !listconcat([SameOperandsAndResultElementType], traits)> {
+    : NN_Op<mnemonic, !listconcat([SameOperandsAndResultElementType,
+          DeclareOpInterfaceMethods<GradientOpInterface>], traits)> {
   let arguments = (ins type:$lhs, type:$rhs);
   let results = (outs type:$result);
   let assemblyFormat = [{
@@ -184,7 +186,8 @@ class NN_BinaryOp<string mnemonic, Type type, string flops, string trans,
 // Reductions over `axes`; reduced dimensions are kept as size 1 when
 // `keepdims` is set.
 class NN_ReduceOp<string mnemonic, string kind, Type type>
-    : NN_Op<mnemonic, [SameOperandsAndResultElementType]> {
+    : NN_Op<mnemonic, [SameOperandsAndResultElementType,
+                       DeclareOpInterfaceMethods<GradientOpInterface>]> {
   let arguments = (ins type:$input, DenseI64ArrayAttr:$axes,
                        DefaultValuedAttr<BoolAttr, "false">:$keepdims);
   let results = (outs type:$result);

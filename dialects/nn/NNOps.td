@@ -228,7 +228,7 @@ def NN_CompareOp : NN_Op<"compare", [SameOperandsElementType]> {
   let hasFolder = 1;
 }
 
-def NN_WhereOp : NN_Op<"where"> {
+def NN_WhereOp : NN_Op<"where", [DeclareOpInterfaceMethods<GradientOpInterface>]> {
   let summary = "elementwise selection with broadcasting";
   let description = [{
     `condition ? on_true : on_false`, all three broadcast together.
@@ -278,7 +278,8 @@ def NN_CastOp : NN_Op<"cast"> {
 // Contractions and windows
 //===----------------------------------------------------------------------===//
 
-def NN_MatmulOp : NN_Op<"matmul", [SameOperandsAndResultElementType]> {
+def NN_MatmulOp : NN_Op<"matmul", [SameOperandsAndResultElementType,
+    DeclareOpInterfaceMethods<GradientOpInterface>]> {
   let summary = "batched matrix product with batch broadcasting";
   let description = [{
     `[..., m, k] x [..., k, n] -> [..., m, n]`. Both operands have rank 2 or
@@ -471,7 +472,7 @@ def NN_ReduceMinOp : NN_ReduceOp<"reduce_min", "Min", NN_NumericTensor> {
   }];
 }
 
-def NN_SoftmaxOp : NN_SameTypeOp<"softmax"> {
+def NN_SoftmaxOp : NN_SameTypeOp<"softmax", [DeclareOpInterfaceMethods<GradientOpInterface>]> {
   let summary = "softmax along one axis";
   let description = [{
     `exp(x - max) / sum(exp(x - max))` along `axis` (non-negative).
@@ -486,7 +487,8 @@ def NN_SoftmaxOp : NN_SameTypeOp<"softmax"> {
   let assemblyFormat = "$input `axis` `=` $axis attr-dict `:` type($input)";
 }
 
-def NN_LogSoftmaxOp : NN_SameTypeOp<"log_softmax"> {
+def NN_LogSoftmaxOp : NN_SameTypeOp<"log_softmax", [
+    DeclareOpInterfaceMethods<GradientOpInterface>]> {
   let summary = "logarithm of softmax along one axis";
   let description = [{
     `x - max - log(sum(exp(x - max)))` along `axis` (non-negative).
@@ -599,7 +601,7 @@ def NN_GatherOp : NN_Op<"gather"> {
   let hasFolder = 1;
 }
 
-def NN_ReshapeOp : NN_Op<"reshape"> {
+def NN_ReshapeOp : NN_Op<"reshape", [DeclareOpInterfaceMethods<GradientOpInterface>]> {
   let summary = "reinterpret the elements in row-major order with a new shape";
   let description = [{
     The result has `shape` (static sizes; the importer resolves ONNX's `0`
@@ -618,7 +620,7 @@ def NN_ReshapeOp : NN_Op<"reshape"> {
   let hasFolder = 1;
 }
 
-def NN_TransposeOp : NN_Op<"transpose"> {
+def NN_TransposeOp : NN_Op<"transpose", [DeclareOpInterfaceMethods<GradientOpInterface>]> {
   let summary = "permute dimensions";
   let description = [{
     Result dimension `i` is input dimension `permutation[i]`.
@@ -696,7 +698,7 @@ def NN_SplitOp : NN_Op<"split"> {
   }];
 }
 
-def NN_BroadcastToOp : NN_Op<"broadcast_to"> {
+def NN_BroadcastToOp : NN_Op<"broadcast_to", [DeclareOpInterfaceMethods<GradientOpInterface>]> {
   let summary = "broadcast to a shape by the numpy rules";
   let description = [{
     The input's dimensions align with the trailing dimensions of `shape`;

@@ -1,0 +1,152 @@
+//===- Autodiff.cpp - Reverse-mode differentiation of nn functions --------===//
+//
+// Builds, at the end of a function whose first result is a scalar loss, the
+// gradients of that loss with respect to the function's parameters (the
+// float `nn.parameter` values) or its float arguments, by walking the body
+// backwards through each op's GradientOpInterface and summing gradients that
+// meet at a value. The gradients become extra results named `grad:NAME`.
+//
+//===----------------------------------------------------------------------===//
+
+#include "loom/Dialect/NN/NNOps.h"
+#include "loom/Interfaces/Interfaces.h"
+#include "loom/Passes/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/DenseMap.h"
+
+namespace loom {
+#define GEN_PASS_DEF_NNAUTODIFF
+#include "Passes.h.inc"
+} // namespace loom
+
+using namespace mlir;
+using namespace loom;
+
+namespace {
+
+bool isFloatTensor(Type t) {
+  auto rt = dyn_cast<RankedTensorType>(t);
+  return rt && isa<FloatType>(rt.getElementType());
+}
+
+Value zerosLike(OpBuilder &b, Location loc, Type type) {
+  auto rt = cast<RankedTensorType>(type);
+  return b.create<nn::ConstantOp>(
+      loc, DenseElementsAttr::get(rt, b.getFloatAttr(rt.getElementType(), 0)));
+}
+
+LogicalResult differentiate(func::FuncOp fn, bool wrtArguments) {
+  Block &body = fn.getBody().front();
+  auto ret = cast<func::ReturnOp>(body.getTerminator());
+  if (ret.getNumOperands() == 0)
+    return fn.emitError("cannot differentiate '")
+           << fn.getName() << "': it returns nothing (the loss is result 0)";
+  Value loss = ret.getOperand(0);
+  auto lossType = dyn_cast<RankedTensorType>(loss.getType());
+  if (!lossType || !isFloatTensor(lossType) || lossType.getNumElements() != 1)
+    return fn.emitError("cannot differentiate '")
+           << fn.getName() << "': result 0 (the loss) must be a float scalar, "
+           << "not " << loss.getType();
+
+  OpBuilder b(ret);
+  Location loc = fn.getLoc();
+  llvm::DenseMap<Value, Value> grads;
+  grads[loss] = b.create<nn::ConstantOp>(
+      loc, DenseElementsAttr::get(
+               lossType, b.getFloatAttr(lossType.getElementType(), 1)));
+  auto accumulate = [&](Value v, Value g) {
+    auto it = grads.find(v);
+    if (it == grads.end())
+      grads[v] = g;
+    else
+      it->second = b.create<nn::AddOp>(loc, it->second, g);
+  };
+
+  SmallVector<Operation *> ops;
+  for (Operation &op : body.without_terminator())
+    ops.push_back(&op);
+  for (Operation *op : llvm::reverse(ops)) {
+    SmallVector<Value> resultGrads;
+    bool any = false;
+    for (Value r : op->getResults()) {
+      Value g = grads.lookup(r);
+      resultGrads.push_back(g);
+      any |= static_cast<bool>(g);
+    }
+    // Sources (constants, parameters) and ops of integers only end the
+    // walk: nothing before them depends on a float.
+    if (!any || llvm::none_of(op->getOperandTypes(), isFloatTensor))
+      continue;
+    auto vjp = dyn_cast<GradientOpInterface>(op);
+    if (!vjp)
+      return op->emitError("cannot differentiate through '")
+             << op->getName() << "': it has no gradient rule";
+    SmallVector<Value> operandGrads;
+    if (failed(vjp.buildVJP(b, resultGrads, operandGrads)))
+      return op->emitError("the gradient rule of '")
+             << op->getName() << "' failed";
+    for (auto [operand, g] : llvm::zip(op->getOperands(), operandGrads))
+      if (g && isFloatTensor(operand.getType()))
+        accumulate(operand, g);
+  }
+
+  // What the gradients are of, with their names.
+  SmallVector<std::pair<Value, std::string>> targets;
+  if (wrtArguments) {
+    for (BlockArgument arg : fn.getArguments())
+      if (isFloatTensor(arg.getType())) {
+        auto name =
+            fn.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "nn.name");
+        targets.push_back(
+            {arg,
+             name ? name.str() : "arg" + std::to_string(arg.getArgNumber())});
+      }
+  } else {
+    for (Operation *op : ops)
+      if (auto param = dyn_cast<nn::ParameterOp>(op))
+        if (isFloatTensor(param.getType()))
+          targets.push_back({param.getResult(), param.getName().str()});
+  }
+
+  SmallVector<Value> results(ret.getOperands());
+  unsigned first = results.size();
+  for (auto &[value, name] : targets) {
+    Value g = grads.lookup(value);
+    results.push_back(g ? g : zerosLike(b, loc, value.getType()));
+  }
+  b.create<func::ReturnOp>(ret.getLoc(), results);
+  ret.erase();
+  SmallVector<Type> resultTypes;
+  for (Value v : results)
+    resultTypes.push_back(v.getType());
+  SmallVector<DictionaryAttr> resultAttrs;
+  for (unsigned i = 0; i < first; ++i)
+    resultAttrs.push_back(fn.getResultAttrDict(i));
+  fn.setType(
+      FunctionType::get(fn.getContext(), fn.getArgumentTypes(), resultTypes));
+  for (unsigned i = 0; i < first; ++i)
+    if (resultAttrs[i])
+      fn.setResultAttrs(i, resultAttrs[i]);
+  for (auto [i, target] : llvm::enumerate(targets))
+    fn.setResultAttr(first + i, "nn.name",
+                     b.getStringAttr("grad:" + target.second));
+  return success();
+}
+
+struct NNAutodiffPass : loom::impl::NNAutodiffBase<NNAutodiffPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    if (wrt != "parameters" && wrt != "arguments") {
+      getOperation().emitError("-nn-autodiff: wrt must be parameters or "
+                               "arguments, not '")
+          << wrt << "'";
+      return signalPassFailure();
+    }
+    for (auto fn : getOperation().getOps<func::FuncOp>())
+      if (fn.isPublic() && !fn.isExternal())
+        if (failed(differentiate(fn, wrt == "arguments")))
+          return signalPassFailure();
+  }
+};
+} // namespace

@@ -1,0 +1,52 @@
+// RUN: loom-opt %s -nn-autodiff -split-input-file -verify-diagnostics | FileCheck %s
+
+// Gradients of the parameters are appended as results named grad:NAME; a
+// value used twice gets the sum of both gradients; a parameter the loss does
+// not depend on gets zeros.
+// CHECK-LABEL: func.func @linear
+// CHECK-SAME: -> (tensor<f32>, tensor<4x2xf32> {nn.name = "grad:w"}, tensor<2xf32> {nn.name = "grad:b"}, tensor<3xf32> {nn.name = "grad:unused"})
+// CHECK: %[[W:.*]] = nn.parameter "w"
+// CHECK: nn.matmul %arg0, %[[W]]
+// CHECK: nn.constant dense<1.000000e+00> : tensor<f32>
+// The two uses of %z in the product: their gradients add up.
+// CHECK: %[[GZ:.*]] = nn.add %{{.*}}, %{{.*}} : tensor<8x2xf32>, tensor<8x2xf32>
+// CHECK: %[[GB:.*]] = nn.reduce_sum %[[GZ]] axes = [0] {keepdims = true} : tensor<8x2xf32> -> tensor<1x2xf32>
+// CHECK: %[[GB2:.*]] = nn.reshape %[[GB]] [2] : tensor<1x2xf32> -> tensor<2xf32>
+// CHECK: %[[XT:.*]] = nn.transpose %arg0 [1, 0] : tensor<8x4xf32> -> tensor<4x8xf32>
+// CHECK: %[[GW:.*]] = nn.matmul %[[XT]], %[[GZ]] : tensor<4x8xf32>, tensor<8x2xf32> -> tensor<4x2xf32>
+// CHECK: %[[Z:.*]] = nn.constant dense<0.000000e+00> : tensor<3xf32>
+// CHECK: return %{{.*}}, %[[GW]], %[[GB2]], %[[Z]]
+func.func @linear(%x: tensor<8x4xf32>) -> tensor<f32> {
+  %w = nn.parameter "w" = dense<0.5> : tensor<4x2xf32>
+  %b = nn.parameter "b" = dense<0.1> : tensor<2xf32>
+  %u = nn.parameter "unused" = dense<1.0> : tensor<3xf32>
+  %y = nn.matmul %x, %w : tensor<8x4xf32>, tensor<4x2xf32> -> tensor<8x2xf32>
+  %z = nn.add %y, %b : tensor<8x2xf32>, tensor<2xf32>
+  %s = nn.mul %z, %z : tensor<8x2xf32>, tensor<8x2xf32>
+  %l = nn.reduce_mean %s axes = [0, 1] : tensor<8x2xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// expected-error@+1 {{cannot differentiate 'vector_loss': result 0 (the loss) must be a float scalar, not 'tensor<4xf32>'}}
+func.func @vector_loss(%x: tensor<4xf32>) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
+}
+
+// -----
+
+// expected-error@+1 {{cannot differentiate 'no_loss': it returns nothing (the loss is result 0)}}
+func.func @no_loss() {
+  return
+}
+
+// -----
+
+func.func @no_rule(%x: tensor<4x8xf32>) -> tensor<f32> {
+  %w = nn.parameter "g" = dense<1.0> : tensor<8xf32>
+  // expected-error@+1 {{cannot differentiate through 'nn.layer_norm': it has no gradient rule}}
+  %n = nn.layer_norm %x scale(%w : tensor<8xf32>) axis = 1 : tensor<4x8xf32>
+  %l = nn.reduce_sum %n axes = [0, 1] : tensor<4x8xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}
