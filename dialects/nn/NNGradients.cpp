@@ -404,3 +404,230 @@ LogicalResult LogSoftmaxOp::buildVJP(OpBuilder &b, ValueRange resultGradients,
       loc, g, mul(b, loc, b.create<ExpOp>(loc, getResult()), s));
   return success();
 }
+
+LogicalResult LayerNormOp::buildVJP(OpBuilder &b, ValueRange resultGradients,
+                                    SmallVectorImpl<Value> &operandGradients) {
+  operandGradients.assign(getNumOperands(), Value());
+  if (!resultGradients[0])
+    return success();
+  Location loc = getLoc();
+  Value g = resultGradients[0], x = getInput();
+  RankedTensorType type = getInput().getType();
+  SmallVector<int64_t> axes;
+  int64_t count = 1;
+  for (int64_t d = getAxis(); d < type.getRank(); ++d) {
+    axes.push_back(d);
+    count *= type.getDimSize(d);
+  }
+  auto mean = [&](Value v) -> Value {
+    return b.create<ReduceMeanOp>(loc, v, b.getDenseI64ArrayAttr(axes),
+                                  b.getBoolAttr(true));
+  };
+  // Recompute the normalised input: xhat = (x - mu) * rstd.
+  Value centered = b.create<SubOp>(loc, x, mean(x));
+  Value var = mean(mul(b, loc, centered, centered));
+  Value rstd = b.create<RsqrtOp>(
+      loc,
+      b.create<AddOp>(loc, var,
+                      scalarLike(b, loc, x, getEpsilon().convertToDouble())));
+  Value xhat = mul(b, loc, centered, rstd);
+  unsigned next = 1;
+  Value gxhat = g;
+  if (getScale()) {
+    gxhat = mul(b, loc, g, getScale());
+    operandGradients[next++] = grad(b, loc, mul(b, loc, g, xhat), getScale());
+  }
+  if (getBias())
+    operandGradients[next] = grad(b, loc, g, getBias());
+  // dx = rstd * (gxhat - mean(gxhat) - xhat * mean(gxhat * xhat))
+  Value inner =
+      b.create<SubOp>(loc, b.create<SubOp>(loc, gxhat, mean(gxhat)),
+                      mul(b, loc, xhat, mean(mul(b, loc, gxhat, xhat))));
+  operandGradients[0] = mul(b, loc, rstd, inner);
+  (void)count;
+  return success();
+}
+
+LogicalResult GeluOp::buildVJP(OpBuilder &b, ValueRange resultGradients,
+                               SmallVectorImpl<Value> &operandGradients) {
+  operandGradients.assign(1, Value());
+  if (!resultGradients[0])
+    return success();
+  Location loc = getLoc();
+  Value g = resultGradients[0], x = getInput();
+  auto c = [&](double v) { return scalarLike(b, loc, x, v); };
+  Value derivative;
+  if (getApproximate() == GeluApproximation::None) {
+    // Phi(x) + x phi(x), Phi(x) = (1 + erf(x / sqrt 2)) / 2.
+    Value phi = mul(
+        b, loc, b.create<ExpOp>(loc, mul(b, loc, mul(b, loc, x, x), c(-0.5))),
+        c(1.0 / std::sqrt(2 * M_PI)));
+    Value cdf = mul(
+        b, loc,
+        b.create<AddOp>(
+            loc, b.create<ErfOp>(loc, mul(b, loc, x, c(1.0 / std::sqrt(2)))),
+            c(1)),
+        c(0.5));
+    derivative = b.create<AddOp>(loc, cdf, mul(b, loc, x, phi));
+  } else {
+    // 0.5 (1 + t) + 0.5 x (1 - t^2) k (1 + 3 a x^2), t = tanh(k (x + a x^3)).
+    double k = std::sqrt(2 / M_PI), a = 0.044715;
+    Value x2 = mul(b, loc, x, x);
+    Value t = b.create<TanhOp>(
+        loc,
+        mul(b, loc, c(k),
+            b.create<AddOp>(loc, x, mul(b, loc, c(a), mul(b, loc, x2, x)))));
+    Value left = mul(b, loc, c(0.5), b.create<AddOp>(loc, t, c(1)));
+    Value dt = mul(b, loc, b.create<SubOp>(loc, c(1), mul(b, loc, t, t)),
+                   mul(b, loc, c(k),
+                       b.create<AddOp>(loc, c(1), mul(b, loc, c(3 * a), x2))));
+    derivative =
+        b.create<AddOp>(loc, left, mul(b, loc, mul(b, loc, c(0.5), x), dt));
+  }
+  operandGradients[0] = mul(b, loc, g, derivative);
+  return success();
+}
+
+LogicalResult
+CrossEntropyOp::buildVJP(OpBuilder &b, ValueRange resultGradients,
+                         SmallVectorImpl<Value> &operandGradients) {
+  operandGradients.assign(2, Value());
+  if (!resultGradients[0])
+    return success();
+  Location loc = getLoc();
+  RankedTensorType logits = getLogits().getType();
+  auto labels = cast<RankedTensorType>(getLabels().getType());
+  int64_t axis = getClassAxis(), classes = logits.getDimSize(axis);
+  Type element = logits.getElementType();
+  // d/dlogits = (softmax(logits) - onehot(labels)) * valid / count * g.
+  Value probs = b.create<SoftmaxOp>(loc, getLogits(), axis);
+  SmallVector<int64_t> labelShape(labels.getShape());
+  labelShape.insert(labelShape.begin() + axis, 1);
+  Value expanded =
+      b.create<ReshapeOp>(loc, getLabels(), b.getDenseI64ArrayAttr(labelShape));
+  SmallVector<int64_t> rangeShape(logits.getRank(), 1);
+  rangeShape[axis] = classes;
+  Type it = labels.getElementType();
+  Value range =
+      b.create<RangeOp>(loc, b.getIntegerAttr(it, 0),
+                        b.getIntegerAttr(it, classes), b.getIntegerAttr(it, 1));
+  range = b.create<ReshapeOp>(loc, range, b.getDenseI64ArrayAttr(rangeShape));
+  Value one = scalar(b, loc, element, 1), zero = scalar(b, loc, element, 0);
+  Value onehot =
+      select(b, loc, CompareDirection::EQ, expanded, range, one, zero);
+  Value diff = b.create<SubOp>(loc, probs, onehot);
+  Value g = resultGradients[0];
+  if (auto ignore = getIgnoreIndex()) {
+    Value ignored = b.create<ConstantOp>(
+        loc, DenseElementsAttr::get(RankedTensorType::get({}, it),
+                                    b.getIntegerAttr(it, *ignore)));
+    Value valid =
+        select(b, loc, CompareDirection::NE, expanded, ignored, one, zero);
+    SmallVector<int64_t> all;
+    for (int64_t d = 0; d < logits.getRank(); ++d)
+      all.push_back(d);
+    Value count = b.create<ReduceSumOp>(
+        loc,
+        b.create<BroadcastToOp>(loc, valid, b.getDenseI64ArrayAttr(labelShape)),
+        b.getDenseI64ArrayAttr(all), b.getBoolAttr(false));
+    // All positions ignored: PyTorch's mean is NaN; the gradient is zero.
+    count = b.create<MaxOp>(loc, count, one);
+    diff = mul(b, loc, diff, valid);
+    g = b.create<DivOp>(loc, g, count);
+  } else {
+    g = b.create<DivOp>(
+        loc, g, scalar(b, loc, element, double(labels.getNumElements())));
+  }
+  operandGradients[0] = mul(b, loc, diff, g);
+  return success();
+}
+
+LogicalResult CastOp::buildVJP(OpBuilder &b, ValueRange resultGradients,
+                               SmallVectorImpl<Value> &operandGradients) {
+  operandGradients.assign(1, Value());
+  if (!resultGradients[0] || !isFloatTensor(getInput()) ||
+      !isFloatTensor(getResult()))
+    return success();
+  Type back = cast<ShapedType>(getInput().getType()).getElementType();
+  operandGradients[0] = b.create<CastOp>(
+      getLoc(), resultGradients[0], TypeAttr::get(back), b.getBoolAttr(true));
+  return success();
+}
+
+LogicalResult SqueezeOp::buildVJP(OpBuilder &b, ValueRange resultGradients,
+                                  SmallVectorImpl<Value> &operandGradients) {
+  operandGradients.assign(1, Value());
+  if (resultGradients[0])
+    operandGradients[0] = b.create<ReshapeOp>(
+        getLoc(), resultGradients[0],
+        b.getDenseI64ArrayAttr(getInput().getType().getShape()));
+  return success();
+}
+
+LogicalResult UnsqueezeOp::buildVJP(OpBuilder &b, ValueRange resultGradients,
+                                    SmallVectorImpl<Value> &operandGradients) {
+  operandGradients.assign(1, Value());
+  if (resultGradients[0])
+    operandGradients[0] = b.create<ReshapeOp>(
+        getLoc(), resultGradients[0],
+        b.getDenseI64ArrayAttr(getInput().getType().getShape()));
+  return success();
+}
+
+LogicalResult ConcatOp::buildVJP(OpBuilder &b, ValueRange resultGradients,
+                                 SmallVectorImpl<Value> &operandGradients) {
+  operandGradients.assign(getNumOperands(), Value());
+  if (!resultGradients[0])
+    return success();
+  RankedTensorType type = getResult().getType();
+  int64_t axis = getAxis(), offset = 0;
+  for (auto [i, input] : llvm::enumerate(getInputs())) {
+    auto in = cast<RankedTensorType>(input.getType());
+    SmallVector<int64_t> offsets(type.getRank(), 0), strides(type.getRank(), 1);
+    offsets[axis] = offset;
+    operandGradients[i] = b.create<SliceOp>(
+        getLoc(), resultGradients[0], b.getDenseI64ArrayAttr(offsets),
+        b.getDenseI64ArrayAttr(in.getShape()), b.getDenseI64ArrayAttr(strides));
+    offset += in.getDimSize(axis);
+  }
+  return success();
+}
+
+LogicalResult SliceOp::buildVJP(OpBuilder &b, ValueRange resultGradients,
+                                SmallVectorImpl<Value> &operandGradients) {
+  operandGradients.assign(1, Value());
+  if (!resultGradients[0] || !isFloatTensor(getInput()))
+    return success();
+  if (llvm::any_of(getStrides(), [](int64_t s) { return s != 1; }))
+    return emitOpError("has no gradient rule for strides other than 1 yet");
+  // The gradient is g padded with zeros back to the input's extent.
+  RankedTensorType in = getInput().getType();
+  SmallVector<int64_t> high;
+  for (int64_t d = 0; d < in.getRank(); ++d)
+    high.push_back(in.getDimSize(d) - getOffsets()[d] - getSizes()[d]);
+  operandGradients[0] = b.create<PadOp>(
+      getLoc(), resultGradients[0], b.getDenseI64ArrayAttr(getOffsets()),
+      b.getDenseI64ArrayAttr(high),
+      PadModeAttr::get(b.getContext(), PadMode::Constant), TypedAttr());
+  return success();
+}
+
+LogicalResult SplitOp::buildVJP(OpBuilder &b, ValueRange resultGradients,
+                                SmallVectorImpl<Value> &operandGradients) {
+  operandGradients.assign(1, Value());
+  if (!isFloatTensor(getInput()))
+    return success();
+  // Results that do not reach the loss contribute zeros.
+  SmallVector<Value> parts;
+  for (auto [r, g] : llvm::zip(getResults(), resultGradients)) {
+    auto type = cast<RankedTensorType>(r.getType());
+    parts.push_back(
+        g ? g
+          : b.create<ConstantOp>(
+                getLoc(), DenseElementsAttr::get(
+                              type, b.getFloatAttr(type.getElementType(), 0))));
+  }
+  operandGradients[0] =
+      b.create<ConcatOp>(getLoc(), parts, b.getI64IntegerAttr(getAxis()));
+  return success();
+}

@@ -113,7 +113,8 @@ def NN_ReluOp : NN_UnaryOp<"relu", NN_NumericTensor, "1", "0"> {
   let description = "`max(x, 0)`.\n\n```mlir\n%y = nn.relu %x : tensor<4xf32>\n```";
 }
 
-def NN_GeluOp : NN_SameTypeOp<"gelu"> {
+def NN_GeluOp : NN_SameTypeOp<"gelu",
+    [DeclareOpInterfaceMethods<GradientOpInterface>]> {
   let summary = "elementwise Gaussian error linear unit";
   let description = [{
     `x * Phi(x)` with the exact Gaussian CDF `Phi(x) = (1 + erf(x / sqrt 2)) / 2`,
@@ -247,7 +248,7 @@ def NN_WhereOp : NN_Op<"where", [DeclareOpInterfaceMethods<GradientOpInterface>]
   let hasFolder = 1;
 }
 
-def NN_CastOp : NN_Op<"cast"> {
+def NN_CastOp : NN_Op<"cast", [DeclareOpInterfaceMethods<GradientOpInterface>]> {
   let summary = "elementwise conversion of the element type";
   let description = [{
     Converts each element to the element type `to`. Float to integer rounds
@@ -504,7 +505,8 @@ def NN_LogSoftmaxOp : NN_SameTypeOp<"log_softmax", [
 }
 
 def NN_LayerNormOp : NN_Op<"layer_norm",
-    [AttrSizedOperandSegments, SameOperandsAndResultElementType]> {
+    [AttrSizedOperandSegments, SameOperandsAndResultElementType,
+     DeclareOpInterfaceMethods<GradientOpInterface>]> {
   let summary = "layer normalisation over the trailing dimensions";
   let description = [{
     Normalises over dimensions `axis ..< rank` (biased variance, `epsilon`
@@ -551,7 +553,8 @@ def NN_BatchNormOp : NN_Op<"batch_norm", [SameOperandsAndResultElementType]> {
   let hasVerifier = 1;
 }
 
-def NN_CrossEntropyOp : NN_Op<"cross_entropy"> {
+def NN_CrossEntropyOp : NN_Op<"cross_entropy",
+    [DeclareOpInterfaceMethods<GradientOpInterface>]> {
   let summary = "mean softmax cross-entropy of logits against integer labels";
   let description = [{
     `logits` has the classes along `class_axis`; `labels` has the logits'
@@ -637,7 +640,8 @@ def NN_TransposeOp : NN_Op<"transpose", [DeclareOpInterfaceMethods<GradientOpInt
   let hasFolder = 1;
 }
 
-def NN_ConcatOp : NN_Op<"concat", [SameOperandsElementType,
+def NN_ConcatOp : NN_Op<"concat", [DeclareOpInterfaceMethods<GradientOpInterface>,
+    SameOperandsElementType,
                                    SameOperandsAndResultElementType]> {
   let summary = "join tensors along an axis";
   let description = [{
@@ -655,7 +659,7 @@ def NN_ConcatOp : NN_Op<"concat", [SameOperandsElementType,
   let hasFolder = 1;
 }
 
-def NN_SliceOp : NN_Op<"slice"> {
+def NN_SliceOp : NN_Op<"slice", [DeclareOpInterfaceMethods<GradientOpInterface>]> {
   let summary = "strided slice (negative strides walk backwards)";
   let description = [{
     Result dimension `d` has `sizes[d]` elements, element `i` reading input
@@ -678,7 +682,7 @@ def NN_SliceOp : NN_Op<"slice"> {
   let hasFolder = 1;
 }
 
-def NN_SplitOp : NN_Op<"split"> {
+def NN_SplitOp : NN_Op<"split", [DeclareOpInterfaceMethods<GradientOpInterface>]> {
   let summary = "cut a tensor into consecutive pieces along an axis";
   let description = [{
     Result `i` has `sizes[i]` elements along `axis`; the sizes add up to the
@@ -716,7 +720,7 @@ def NN_BroadcastToOp : NN_Op<"broadcast_to", [DeclareOpInterfaceMethods<Gradient
   let hasFolder = 1;
 }
 
-def NN_SqueezeOp : NN_Op<"squeeze"> {
+def NN_SqueezeOp : NN_Op<"squeeze", [DeclareOpInterfaceMethods<GradientOpInterface>]> {
   let summary = "remove size-1 dimensions";
   let description = [{
     Removes dimensions `axes` (sorted, unique), each of size 1.
@@ -734,7 +738,7 @@ def NN_SqueezeOp : NN_Op<"squeeze"> {
   let hasFolder = 1;
 }
 
-def NN_UnsqueezeOp : NN_Op<"unsqueeze"> {
+def NN_UnsqueezeOp : NN_Op<"unsqueeze", [DeclareOpInterfaceMethods<GradientOpInterface>]> {
   let summary = "insert size-1 dimensions";
   let description = [{
     `axes` (sorted, unique) are positions in the result.

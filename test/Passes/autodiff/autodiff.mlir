@@ -43,10 +43,35 @@ func.func @no_loss() {
 
 // -----
 
-func.func @no_rule(%x: tensor<4x8xf32>) -> tensor<f32> {
-  %w = nn.parameter "g" = dense<1.0> : tensor<8xf32>
-  // expected-error@+1 {{cannot differentiate through 'nn.layer_norm': it has no gradient rule}}
-  %n = nn.layer_norm %x scale(%w : tensor<8xf32>) axis = 1 : tensor<4x8xf32>
-  %l = nn.reduce_sum %n axes = [0, 1] : tensor<4x8xf32> -> tensor<f32>
+func.func @no_rule(%ids: tensor<4xi64>) -> tensor<f32> {
+  %t = nn.parameter "table" = dense<1.0> : tensor<8x2xf32>
+  // expected-error@+1 {{cannot differentiate through 'nn.gather': it has no gradient rule}}
+  %e = nn.gather %t[%ids] axis = 0 : tensor<8x2xf32>, tensor<4xi64> -> tensor<4x2xf32>
+  %l = nn.reduce_sum %e axes = [0, 1] : tensor<4x2xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// Mixed precision: the gradient of a cast is cast back.
+// CHECK-LABEL: func.func @mixed
+// CHECK: nn.cast %{{.*}} : tensor<4xbf16> to f32
+func.func @mixed(%x: tensor<4xf32>) -> tensor<bf16> {
+  %w = nn.parameter "w" = dense<1.0> : tensor<4xf32>
+  %p = nn.mul %x, %w : tensor<4xf32>, tensor<4xf32>
+  %h = nn.cast %p : tensor<4xf32> to bf16
+  %l = nn.reduce_sum %h axes = [0] : tensor<4xbf16> -> tensor<bf16>
+  return %l : tensor<bf16>
+}
+
+// -----
+
+func.func @strided(%x: tensor<8xf32>) -> tensor<f32> {
+  %w = nn.parameter "w" = dense<1.0> : tensor<8xf32>
+  %p = nn.mul %x, %w : tensor<8xf32>, tensor<8xf32>
+  // expected-error@+2 {{has no gradient rule for strides other than 1 yet}}
+  // expected-error@+1 {{the gradient rule of 'nn.slice' failed}}
+  %s = nn.slice %p offsets = [0] sizes = [4] strides = [2] : tensor<8xf32> -> tensor<4xf32>
+  %l = nn.reduce_sum %s axes = [0] : tensor<4xf32> -> tensor<f32>
   return %l : tensor<f32>
 }

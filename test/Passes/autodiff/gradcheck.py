@@ -98,6 +98,37 @@ CASES = {
                 [3, 4]),
     "log_softmax": ([("x", [3, 4])], f"%r = nn.log_softmax %x axis = 0 : {S}",
                     [3, 4]),
+    "layer_norm": ([("x", [3, 4]), ("s", [4]), ("b", [4])],
+                   f"%r = nn.layer_norm %x scale(%s : {t([4])}) "
+                   f"bias(%b : {t([4])}) axis = 1 : {S}", [3, 4]),
+    "layer_norm_2d": ([("x", [2, 3, 4])],
+                      f"%r = nn.layer_norm %x axis = 1 : {t([2, 3, 4])}",
+                      [2, 3, 4]),
+    "gelu": ([("x", [3, 4])], f"%r = nn.gelu %x : {S}", [3, 4]),
+    "gelu_tanh": ([("x", [3, 4])],
+                  f"%r = nn.gelu %x approximate = tanh : {S}", [3, 4]),
+    "cross_entropy": ([("x", [3, 5]), ("labels", [3])],
+                      f"%r = nn.cross_entropy %x, %labels class_axis = 1 : "
+                      f"{t([3, 5])}, {t([3], 'i64')} -> {t([])}", []),
+    "cross_entropy_ignore": ([("x", [2, 5, 3]), ("labels", [2, 3])],
+                             f"%r = nn.cross_entropy %x, %labels class_axis = "
+                             f"1 {{ignore_index = 4 : i64}} : {t([2, 5, 3])}, "
+                             f"{t([2, 3], 'i64')} -> {t([])}", []),
+    "squeeze": ([("x", [3, 1, 4])],
+                f"%r = nn.squeeze %x axes = [1] : {t([3, 1, 4])} -> {S}", [3, 4]),
+    "unsqueeze": ([("x", [3, 4])],
+                  f"%r = nn.unsqueeze %x axes = [0] : {S} -> {t([1, 3, 4])}",
+                  [1, 3, 4]),
+    "concat": ([("x", [3, 4]), ("y", [3, 2])],
+               f"%r = nn.concat %x, %y axis = 1 : {S}, {t([3, 2])} -> "
+               f"{t([3, 6])}", [3, 6]),
+    "slice": ([("x", [3, 4])],
+              f"%r = nn.slice %x offsets = [1, 1] sizes = [2, 2] strides = "
+              f"[1, 1] : {S} -> {t([2, 2])}", [2, 2]),
+    "split": ([("x", [3, 4])],
+              f"%a, %b = nn.split %x axis = 1 sizes = [1, 3] : {S} -> "
+              f"{t([3, 1])}, {t([3, 3])}\n"
+              f"%r = nn.mul %b, %b : {t([3, 3])}, {t([3, 3])}", [3, 3]),
     "chain": ([("x", [2, 3]), ("w", [3, 4]), ("b", [4])],
               f"%h = nn.matmul %x, %w : {t([2, 3])}, {t([3, 4])} -> "
               f"{t([2, 4])}\n%a = nn.add %h, %b : {t([2, 4])}, {t([4])}\n"
@@ -107,7 +138,9 @@ CASES = {
 
 
 def module(args, body, shape):
-    params = ", ".join(f"%{n}: {t(s)} {{nn.name = \"{n}\"}}" for n, s in args)
+    params = ", ".join(
+        f"%{n}: {t(s, 'i64' if n == 'labels' else 'f64')} "
+        f"{{nn.name = \"{n}\"}}" for n, s in args)
     axes = ", ".join(str(i) for i in range(len(shape)))
     reduce = (f"%l = nn.reduce_sum %m axes = [{axes}] : {t(shape)} -> "
               f"{t([])}" if shape else "%l = nn.add %m, %m0 : "
@@ -143,12 +176,19 @@ def main():
         run([args.loomc, base + ".mlir", "-o", base + ".loom"])
         run([args.loomc, base + ".grad.mlir", "-o", base + ".grad.loom"])
         feeds = {n: rng.standard_normal(s) for n, s in arguments}
+        if "labels" in feeds:
+            classes = 5
+            feeds["labels"] = rng.randint(0, classes, feeds["labels"].shape)
+            if name.endswith("ignore"):
+                feeds["labels"].flat[[0, 3]] = 4
         feeds["c"] = rng.standard_normal(shape)
         forward, backward = Program(base + ".loom"), Program(base + ".grad.loom")
         outputs = backward.run(feeds)
         worst = 0.0
         ok = True
         for n, value in feeds.items():
+            if value.dtype != np.float64:
+                continue
             got = np.array(outputs[f"grad:{n}"])
             want = np.zeros_like(value)
             h = 1e-6
