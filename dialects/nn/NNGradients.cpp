@@ -383,9 +383,10 @@ LogicalResult SoftmaxOp::buildVJP(OpBuilder &b, ValueRange resultGradients,
   Location loc = getLoc();
   Value g = resultGradients[0], r = getResult();
   // dx = r (g - sum(g r))
-  Value s = b.create<ReduceSumOp>(loc, mul(b, loc, g, r),
-                                  b.getDenseI64ArrayAttr({getAxis()}),
-                                  b.getBoolAttr(true));
+  Value s = b.create<ReduceSumOp>(
+      loc, mul(b, loc, g, r),
+      b.getDenseI64ArrayAttr({static_cast<int64_t>(getAxis())}),
+      b.getBoolAttr(true));
   operandGradients[0] = mul(b, loc, r, b.create<SubOp>(loc, g, s));
   return success();
 }
@@ -398,8 +399,9 @@ LogicalResult LogSoftmaxOp::buildVJP(OpBuilder &b, ValueRange resultGradients,
   Location loc = getLoc();
   Value g = resultGradients[0];
   // dx = g - softmax(x) sum(g)
-  Value s = b.create<ReduceSumOp>(loc, g, b.getDenseI64ArrayAttr({getAxis()}),
-                                  b.getBoolAttr(true));
+  Value s = b.create<ReduceSumOp>(
+      loc, g, b.getDenseI64ArrayAttr({static_cast<int64_t>(getAxis())}),
+      b.getBoolAttr(true));
   operandGradients[0] = b.create<SubOp>(
       loc, g, mul(b, loc, b.create<ExpOp>(loc, getResult()), s));
   return success();
