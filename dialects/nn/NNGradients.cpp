@@ -111,6 +111,20 @@ Value keptDims(OpBuilder &b, Location loc, Value g, RankedTensorType input,
   return b.create<ReshapeOp>(loc, g, b.getDenseI64ArrayAttr(shape));
 }
 
+/// The gradient of an op that only reshapes its operand (reshape, squeeze,
+/// unsqueeze): the result gradient in the operand's shape.
+LogicalResult reshapeBack(Operation *op, OpBuilder &b,
+                          ValueRange resultGradients,
+                          SmallVectorImpl<Value> &operandGradients) {
+  operandGradients.assign(1, Value());
+  if (resultGradients[0])
+    operandGradients[0] = b.create<ReshapeOp>(
+        op->getLoc(), resultGradients[0],
+        b.getDenseI64ArrayAttr(
+            cast<RankedTensorType>(op->getOperand(0).getType()).getShape()));
+  return success();
+}
+
 /// Swaps the last two dimensions.
 Value transposeLast2(OpBuilder &b, Location loc, Value v) {
   int64_t rank = cast<RankedTensorType>(v.getType()).getRank();
@@ -352,13 +366,7 @@ LogicalResult TransposeOp::buildVJP(OpBuilder &b, ValueRange resultGradients,
 
 LogicalResult ReshapeOp::buildVJP(OpBuilder &b, ValueRange resultGradients,
                                   SmallVectorImpl<Value> &operandGradients) {
-  operandGradients.assign(1, Value());
-  if (!resultGradients[0])
-    return success();
-  operandGradients[0] = b.create<ReshapeOp>(
-      getLoc(), resultGradients[0],
-      b.getDenseI64ArrayAttr(getInput().getType().getShape()));
-  return success();
+  return reshapeBack(*this, b, resultGradients, operandGradients);
 }
 
 LogicalResult
@@ -416,11 +424,8 @@ LogicalResult LayerNormOp::buildVJP(OpBuilder &b, ValueRange resultGradients,
   Value g = resultGradients[0], x = getInput();
   RankedTensorType type = getInput().getType();
   SmallVector<int64_t> axes;
-  int64_t count = 1;
-  for (int64_t d = getAxis(); d < type.getRank(); ++d) {
+  for (int64_t d = getAxis(); d < type.getRank(); ++d)
     axes.push_back(d);
-    count *= type.getDimSize(d);
-  }
   auto mean = [&](Value v) -> Value {
     return b.create<ReduceMeanOp>(loc, v, b.getDenseI64ArrayAttr(axes),
                                   b.getBoolAttr(true));
@@ -446,7 +451,6 @@ LogicalResult LayerNormOp::buildVJP(OpBuilder &b, ValueRange resultGradients,
       b.create<SubOp>(loc, b.create<SubOp>(loc, gxhat, mean(gxhat)),
                       mul(b, loc, xhat, mean(mul(b, loc, gxhat, xhat))));
   operandGradients[0] = mul(b, loc, rstd, inner);
-  (void)count;
   return success();
 }
 
@@ -558,22 +562,12 @@ LogicalResult CastOp::buildVJP(OpBuilder &b, ValueRange resultGradients,
 
 LogicalResult SqueezeOp::buildVJP(OpBuilder &b, ValueRange resultGradients,
                                   SmallVectorImpl<Value> &operandGradients) {
-  operandGradients.assign(1, Value());
-  if (resultGradients[0])
-    operandGradients[0] = b.create<ReshapeOp>(
-        getLoc(), resultGradients[0],
-        b.getDenseI64ArrayAttr(getInput().getType().getShape()));
-  return success();
+  return reshapeBack(*this, b, resultGradients, operandGradients);
 }
 
 LogicalResult UnsqueezeOp::buildVJP(OpBuilder &b, ValueRange resultGradients,
                                     SmallVectorImpl<Value> &operandGradients) {
-  operandGradients.assign(1, Value());
-  if (resultGradients[0])
-    operandGradients[0] = b.create<ReshapeOp>(
-        getLoc(), resultGradients[0],
-        b.getDenseI64ArrayAttr(getInput().getType().getShape()));
-  return success();
+  return reshapeBack(*this, b, resultGradients, operandGradients);
 }
 
 LogicalResult ConcatOp::buildVJP(OpBuilder &b, ValueRange resultGradients,
