@@ -66,19 +66,11 @@ Value select(OpBuilder &b, Location loc, CompareDirection d, Value x, Value y,
   return b.create<WhereOp>(loc, cond, onTrue, onFalse);
 }
 
-/// Shared prologue: the result gradient, or failure for non-float ops.
-LogicalResult unaryPrologue(Operation *op, ValueRange resultGradients,
-                            SmallVectorImpl<Value> &operandGradients) {
-  operandGradients.assign(op->getNumOperands(), Value());
-  if (!resultGradients[0] || !isFloatTensor(op->getOperand(0)))
-    return failure();
-  return success();
-}
-
 template <typename Fn>
 LogicalResult unaryVJP(Operation *op, OpBuilder &b, ValueRange resultGradients,
                        SmallVectorImpl<Value> &operandGradients, Fn fn) {
-  if (failed(unaryPrologue(op, resultGradients, operandGradients)))
+  operandGradients.assign(1, Value());
+  if (!resultGradients[0] || !isFloatTensor(op->getOperand(0)))
     return success();
   operandGradients[0] =
       fn(op->getLoc(), resultGradients[0], op->getOperand(0), op->getResult(0));

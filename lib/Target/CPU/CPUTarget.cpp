@@ -272,7 +272,10 @@ constexpr const char *kLLVMPipeline =
     "convert-func-to-llvm,convert-cf-to-llvm,reconcile-unrealized-casts";
 
 constexpr const char *kEntryName = "loom_entry";
+// The entry calling convention and the first kernels.
+constexpr int kBaseABI = 1;
 // Imported only by programs with a GEMM against a parameter (ABI 2).
+constexpr int kConstBGemmABI = 2;
 constexpr const char *kConstBGemmSymbol =
     "_mlir_ciface_loom_kernel_gemm_const_b_f32";
 constexpr const char *kProgramName = "loom_program";
@@ -1041,9 +1044,9 @@ LogicalResult loom::cpu::compileArtifact(ModuleOp module, StringRef outputDir,
 
   // The oldest runtime ABI that has every symbol the program imports.
   // (The mesh is read before lowering to LLVM erases the dist ops.)
-  int abi = 1;
+  int abi = kBaseABI;
   if (module.lookupSymbol(kConstBGemmSymbol))
-    abi = 2;
+    abi = kConstBGemmABI;
   for (auto fn : module.getOps<LLVM::LLVMFuncOp>())
     if (fn.getName().starts_with(kCollectivePrefix))
       abi = kRuntimeABIVersion;
