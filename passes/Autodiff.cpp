@@ -36,25 +36,14 @@ Value zerosLike(OpBuilder &b, Location loc, Type type) {
       loc, DenseElementsAttr::get(rt, b.getFloatAttr(rt.getElementType(), 0)));
 }
 
-LogicalResult differentiate(func::FuncOp fn, bool wrtArguments) {
-  Block &body = fn.getBody().front();
-  auto ret = cast<func::ReturnOp>(body.getTerminator());
-  if (ret.getNumOperands() == 0)
-    return fn.emitError("cannot differentiate '")
-           << fn.getName() << "': it returns nothing (the loss is result 0)";
-  Value loss = ret.getOperand(0);
-  auto lossType = dyn_cast<RankedTensorType>(loss.getType());
-  if (!lossType || !isFloatTensor(lossType) || lossType.getNumElements() != 1)
-    return fn.emitError("cannot differentiate '")
-           << fn.getName() << "': result 0 (the loss) must be a float scalar, "
-           << "not " << loss.getType();
+} // namespace
 
-  OpBuilder b(ret);
-  Location loc = fn.getLoc();
+LogicalResult loom::buildGradients(OpBuilder &b, Location loc,
+                                   ArrayRef<Operation *> ops, Value loss,
+                                   Value seed, ArrayRef<Value> targets,
+                                   SmallVectorImpl<Value> &targetGrads) {
   llvm::DenseMap<Value, Value> grads;
-  grads[loss] = b.create<nn::ConstantOp>(
-      loc, DenseElementsAttr::get(
-               lossType, b.getFloatAttr(lossType.getElementType(), 1)));
+  grads[loss] = seed;
   auto accumulate = [&](Value v, Value g) {
     auto it = grads.find(v);
     if (it == grads.end())
@@ -62,10 +51,6 @@ LogicalResult differentiate(func::FuncOp fn, bool wrtArguments) {
     else
       it->second = b.create<nn::AddOp>(loc, it->second, g);
   };
-
-  SmallVector<Operation *> ops;
-  for (Operation &op : body.without_terminator())
-    ops.push_back(&op);
   for (Operation *op : llvm::reverse(ops)) {
     SmallVector<Value> resultGrads;
     bool any = false;
@@ -90,6 +75,34 @@ LogicalResult differentiate(func::FuncOp fn, bool wrtArguments) {
       if (g && isFloatTensor(operand.getType()))
         accumulate(operand, g);
   }
+  targetGrads.clear();
+  for (Value t : targets)
+    targetGrads.push_back(grads.lookup(t));
+  return success();
+}
+
+namespace {
+LogicalResult differentiate(func::FuncOp fn, bool wrtArguments) {
+  Block &body = fn.getBody().front();
+  auto ret = cast<func::ReturnOp>(body.getTerminator());
+  if (ret.getNumOperands() == 0)
+    return fn.emitError("cannot differentiate '")
+           << fn.getName() << "': it returns nothing (the loss is result 0)";
+  Value loss = ret.getOperand(0);
+  auto lossType = dyn_cast<RankedTensorType>(loss.getType());
+  if (!lossType || !isFloatTensor(lossType) || lossType.getNumElements() != 1)
+    return fn.emitError("cannot differentiate '")
+           << fn.getName() << "': result 0 (the loss) must be a float scalar, "
+           << "not " << loss.getType();
+
+  OpBuilder b(ret);
+  Location loc = fn.getLoc();
+  Value seed = b.create<nn::ConstantOp>(
+      loc, DenseElementsAttr::get(
+               lossType, b.getFloatAttr(lossType.getElementType(), 1)));
+  SmallVector<Operation *> ops;
+  for (Operation &op : body.without_terminator())
+    ops.push_back(&op);
 
   // What the gradients are of, with their names.
   SmallVector<std::pair<Value, std::string>> targets;
@@ -109,12 +122,15 @@ LogicalResult differentiate(func::FuncOp fn, bool wrtArguments) {
           targets.push_back({param.getResult(), param.getName().str()});
   }
 
+  SmallVector<Value> values, grads;
+  for (auto &target : targets)
+    values.push_back(target.first);
+  if (failed(buildGradients(b, loc, ops, loss, seed, values, grads)))
+    return failure();
   SmallVector<Value> results(ret.getOperands());
   unsigned first = results.size();
-  for (auto &[value, name] : targets) {
-    Value g = grads.lookup(value);
+  for (auto [value, g] : llvm::zip(values, grads))
     results.push_back(g ? g : zerosLike(b, loc, value.getType()));
-  }
   b.create<func::ReturnOp>(ret.getLoc(), results);
   ret.erase();
   SmallVector<Type> resultTypes;

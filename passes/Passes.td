@@ -179,6 +179,31 @@ def DistSimplifyCollectives : Pass<"dist-simplify-collectives"> {
   }];
 }
 
+def DistBucketAllReduces : Pass<"dist-bucket-all-reduces"> {
+  let summary = "Fuse small all_reduces into buckets of one call each";
+  let description = [{
+    Gradients arrive as one all_reduce per parameter; each call pays the
+    network's latency, so (as PyTorch DDP does) consecutive all_reduces of
+    one mesh group, reduction and element type are packed into buckets of
+    at most `bucket-bytes`: the inputs are flattened and concatenated, one
+    all_reduce runs, and slices give each result back. A bucket ends where a
+    result is used before the next member, so no value moves earlier than
+    its use. Bucketing is deterministic (program order), so the reduction
+    order, and with it every bit of a run, is the same from run to run.
+
+    ```mlir
+    // before
+    %a = dist.all_reduce sum %x over @m ["dp"] : tensor<16x32xf32>
+    %b = dist.all_reduce sum %y over @m ["dp"] : tensor<32xf32>
+    // after: one all_reduce of tensor<544xf32>, two slices
+    ```
+  }];
+  let options = [
+    Option<"bucketBytes", "bucket-bytes", "int64_t", "25 << 20",
+           "Largest bucket, in bytes">
+  ];
+}
+
 def NNAutodiff : Pass<"nn-autodiff", "mlir::ModuleOp"> {
   let summary = "Add the gradients of a scalar loss to every public function";
   let description = [{
@@ -206,6 +231,76 @@ def NNAutodiff : Pass<"nn-autodiff", "mlir::ModuleOp"> {
     Option<"wrt", "wrt", "std::string", /*default=*/"\"parameters\"",
            "parameters or arguments">
   ];
+}
+
+def NNBuildTrainingStep : Pass<"nn-build-training-step", "mlir::ModuleOp"> {
+  let summary = "Turn a model into one training step: loss, gradients, update";
+  let description = [{
+    Rewrites the module's public function into one step of training: the
+    loss (a scalar result of the model, or the mean cross entropy of a
+    logits result against a new integer input), its gradients with respect
+    to every float `nn.parameter` not matched by `freeze` (through each op's
+    `GradientOpInterface`, one microbatch at a time when `grad-accum` > 1),
+    their global L2 norm, clipping, and the optimizer's update (SGD with
+    momentum and weight decay, or AdamW, as PyTorch computes them).
+
+    The step takes the model's inputs (with `grad-accum` times the batch)
+    and the float scalars `train.lr`, `train.loss_scale` and, for AdamW,
+    `train.bias_correction1` and `train.bias_correction2`; it returns
+    `loss`, `train.grad_norm` and, per updated tensor, `update:NAME`.
+    Optimizer state is new zero-initialised parameters (`adamw.m:NAME`,
+    `adamw.v:NAME`, `sgd.momentum:NAME`); each updated parameter carries
+    `loom.update`, the name of the result that replaces it after a step. The
+    module gets `loom.training`, what the runtime needs to drive the steps.
+
+    With a mesh, `zero` shards the optimizer state (1), also the gradients
+    (2) and also the parameters (3) over the mesh axis `dp` by annotations
+    that -dist-propagate-sharding and -dist-partition carry out.
+  }];
+  let options = [
+    Option<"loss", "loss", "std::string", "\"\"",
+           "The loss: a scalar output's name, or cross_entropy">,
+    Option<"logits", "logits", "std::string", "\"\"",
+           "With loss=cross_entropy: the output holding the logits">,
+    Option<"labels", "labels", "std::string", "\"labels\"",
+           "With loss=cross_entropy: the name of the labels input to add">,
+    Option<"optimizer", "optimizer", "std::string", "\"adamw\"",
+           "sgd or adamw">,
+    Option<"lr", "lr", "double", "1e-3", "Learning rate">,
+    Option<"momentum", "momentum", "double", "0.0", "SGD momentum">,
+    Option<"beta1", "beta1", "double", "0.9", "AdamW beta1">,
+    Option<"beta2", "beta2", "double", "0.999", "AdamW beta2">,
+    Option<"eps", "eps", "double", "1e-8", "AdamW epsilon">,
+    Option<"weightDecay", "weight-decay", "double", "0.0",
+           "Weight decay (decoupled for AdamW, L2 for SGD)">,
+    Option<"lrSchedule", "lr-schedule", "std::string", "\"constant\"",
+           "constant or cosine">,
+    Option<"warmup", "warmup", "int64_t", "0", "Linear warm-up steps">,
+    Option<"decaySteps", "decay-steps", "int64_t", "0",
+           "Cosine: steps from the end of warm-up to min-lr">,
+    Option<"minLr", "min-lr", "double", "0.0", "Cosine: the final rate">,
+    Option<"gradAccum", "grad-accum", "int64_t", "1",
+           "Microbatches per step">,
+    Option<"clipGradNorm", "clip-grad-norm", "double", "0.0",
+           "Clip the global gradient norm to this (0: off)">,
+    Option<"zero", "zero", "int64_t", "0", "ZeRO stage 0 to 3">,
+    Option<"freeze", "freeze", "std::string", "\"\"",
+           "Parameters whose whole name matches this regex are not trained">
+  ];
+  let dependentDialects = ["::loom::nn::NNDialect", "::loom::dist::DistDialect"];
+}
+
+def DistTieStateLayouts : Pass<"dist-tie-state-layouts", "mlir::ModuleOp"> {
+  let summary = "Lay out each update result like the parameter it replaces";
+  let description = [{
+    A training step returns, for every parameter it updates, the next value
+    (a result named by the parameter's `loom.update`). The runtime swaps the
+    two buffers after a step, so both must be the same block of the global
+    tensor on every device: this pass, run after -dist-propagate-sharding,
+    sets the result's `dist.sharding` to the parameter's layout, and
+    -dist-insert-reshards then moves the data if the update was computed in
+    another layout (an all_gather after a ZeRO-sharded update).
+  }];
 }
 
 #endif // LOOM_PASSES

@@ -115,6 +115,30 @@ static Strategy effectiveStrategy(ModuleOp module, const Options &options) {
   return Strategy::None;
 }
 
+/// -nn-build-training-step with the --train options.
+static void addTrainingStep(PassManager &pm, const TrainOptions &t) {
+  NNBuildTrainingStepOptions o;
+  o.loss = t.loss;
+  o.logits = t.logits;
+  o.labels = t.labels;
+  o.optimizer = t.optimizer;
+  o.lr = t.lr;
+  o.momentum = t.momentum;
+  o.beta1 = t.beta1;
+  o.beta2 = t.beta2;
+  o.eps = t.eps;
+  o.weightDecay = t.weightDecay;
+  o.lrSchedule = t.lrSchedule;
+  o.warmup = t.warmup;
+  o.decaySteps = t.decaySteps;
+  o.minLr = t.minLr;
+  o.gradAccum = t.gradAccum;
+  o.clipGradNorm = t.clipGradNorm;
+  o.zero = t.zero;
+  o.freeze = t.freeze;
+  pm.addPass(createNNBuildTrainingStep(o));
+}
+
 LogicalResult loom::driver::runPipeline(ModuleOp module,
                                         const Options &options) {
   MLIRContext *ctx = module->getContext();
@@ -129,11 +153,24 @@ LogicalResult loom::driver::runPipeline(ModuleOp module,
   Strategy strategy = effectiveStrategy(module, options);
   bool wantsMesh =
       options.emit == EmitKind::Plan || options.emit == EmitKind::SPMD;
+  const TrainOptions &train = options.train;
+  if (!train.enabled && train.zero != 0)
+    return emitError(loc) << "--zero applies to training: add --train";
+  if (train.enabled && train.zero != 0 && strategy == Strategy::None)
+    return emitError(loc) << "--zero=" << train.zero
+                          << " shards over the data-parallel mesh axes: "
+                             "pass --mesh (e.g. --mesh dp=2)";
   if (strategy == Strategy::None) {
     if (wantsMesh)
       return emitError(loc) << "--emit=plan and --emit=spmd need a mesh: "
                                "pass --mesh (e.g. --mesh dp=2,tp=2)";
-    return success();
+    if (!train.enabled)
+      return success();
+    PassManager pm(ctx);
+    addTrainingStep(pm, train);
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+    return pm.run(module);
   }
   if (strategy == Strategy::Manual) {
     if (!options.mesh.empty())
@@ -157,12 +194,20 @@ LogicalResult loom::driver::runPipeline(ModuleOp module,
     strategyOptions.strategy = strategy == Strategy::Data ? "data" : "megatron";
     pm.addPass(createDistApplyStrategy(strategyOptions));
   }
+  if (train.enabled) {
+    addTrainingStep(pm, train);
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+  }
   pm.addPass(createDistPropagateSharding());
+  if (train.enabled)
+    pm.addPass(createDistTieStateLayouts());
   pm.addPass(createDistInsertReshards());
   if (options.emit != EmitKind::Plan) {
     pm.addPass(createDistPartition());
     pm.addPass(createDistLowerReshards());
     pm.addPass(createDistSimplifyCollectives());
+    pm.addPass(createDistBucketAllReduces());
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
   }
@@ -211,6 +256,7 @@ namespace {
 llvm::cl::OptionCategory inputCategory("Input");
 llvm::cl::OptionCategory outputCategory("Output");
 llvm::cl::OptionCategory distCategory("Distribution");
+llvm::cl::OptionCategory trainCategory("Training");
 
 struct CommandLine {
   llvm::cl::opt<std::string> input{
@@ -279,6 +325,79 @@ struct CommandLine {
                      "default: this machine"),
       llvm::cl::value_desc("file"), llvm::cl::cat(distCategory)};
 
+  llvm::cl::opt<bool> train{
+      "train",
+      llvm::cl::desc("Compile one training step (forward, backward, "
+                     "optimizer) instead of inference"),
+      llvm::cl::cat(trainCategory)};
+  llvm::cl::opt<std::string> loss{
+      "loss",
+      llvm::cl::desc("The loss: a scalar output of the model, or "
+                     "cross_entropy (with --logits and --labels)"),
+      llvm::cl::value_desc("OUTPUT|cross_entropy"),
+      llvm::cl::cat(trainCategory)};
+  llvm::cl::opt<std::string> logits{
+      "logits", llvm::cl::desc("With --loss=cross_entropy: the logits output"),
+      llvm::cl::value_desc("OUTPUT"), llvm::cl::cat(trainCategory)};
+  llvm::cl::opt<std::string> labels{
+      "labels",
+      llvm::cl::desc("With --loss=cross_entropy: the name of the integer "
+                     "labels input to add (default: labels)"),
+      llvm::cl::value_desc("NAME"), llvm::cl::init("labels"),
+      llvm::cl::cat(trainCategory)};
+  llvm::cl::opt<std::string> optimizer{
+      "optimizer", llvm::cl::desc("sgd or adamw (default)"),
+      llvm::cl::init("adamw"), llvm::cl::cat(trainCategory)};
+  llvm::cl::opt<double> lr{"lr", llvm::cl::desc("Learning rate (1e-3)"),
+                           llvm::cl::init(1e-3), llvm::cl::cat(trainCategory)};
+  llvm::cl::opt<double> momentum{"momentum", llvm::cl::desc("SGD momentum (0)"),
+                                 llvm::cl::init(0.0),
+                                 llvm::cl::cat(trainCategory)};
+  llvm::cl::opt<double> beta1{"beta1", llvm::cl::desc("AdamW beta1 (0.9)"),
+                              llvm::cl::init(0.9),
+                              llvm::cl::cat(trainCategory)};
+  llvm::cl::opt<double> beta2{"beta2", llvm::cl::desc("AdamW beta2 (0.999)"),
+                              llvm::cl::init(0.999),
+                              llvm::cl::cat(trainCategory)};
+  llvm::cl::opt<double> eps{"eps", llvm::cl::desc("AdamW epsilon (1e-8)"),
+                            llvm::cl::init(1e-8), llvm::cl::cat(trainCategory)};
+  llvm::cl::opt<double> weightDecay{
+      "weight-decay",
+      llvm::cl::desc("Weight decay: decoupled for AdamW, L2 for SGD (0)"),
+      llvm::cl::init(0.0), llvm::cl::cat(trainCategory)};
+  llvm::cl::opt<std::string> lrSchedule{
+      "lr-schedule", llvm::cl::desc("constant (default) or cosine"),
+      llvm::cl::init("constant"), llvm::cl::cat(trainCategory)};
+  llvm::cl::opt<int64_t> warmup{
+      "warmup", llvm::cl::desc("Linear warm-up steps (0)"), llvm::cl::init(0),
+      llvm::cl::cat(trainCategory)};
+  llvm::cl::opt<int64_t> decaySteps{
+      "decay-steps",
+      llvm::cl::desc("Cosine: steps from the end of warm-up to --min-lr"),
+      llvm::cl::init(0), llvm::cl::cat(trainCategory)};
+  llvm::cl::opt<double> minLr{
+      "min-lr", llvm::cl::desc("Cosine: the final rate (0)"),
+      llvm::cl::init(0.0), llvm::cl::cat(trainCategory)};
+  llvm::cl::opt<int64_t> gradAccum{
+      "grad-accum",
+      llvm::cl::desc("Microbatches per step: the inputs take K times the "
+                     "model's batch (1)"),
+      llvm::cl::init(1), llvm::cl::cat(trainCategory)};
+  llvm::cl::opt<double> clipGradNorm{
+      "clip-grad-norm",
+      llvm::cl::desc("Clip the global gradient norm to this (0: off)"),
+      llvm::cl::init(0.0), llvm::cl::cat(trainCategory)};
+  llvm::cl::opt<int64_t> zero{
+      "zero",
+      llvm::cl::desc("ZeRO stage: shard optimizer state (1), also gradients "
+                     "(2), also parameters (3) over the data axes"),
+      llvm::cl::init(0), llvm::cl::cat(trainCategory)};
+  llvm::cl::opt<std::string> freeze{
+      "freeze",
+      llvm::cl::desc("Do not train parameters whose whole name matches this "
+                     "POSIX extended regex"),
+      llvm::cl::value_desc("REGEX"), llvm::cl::cat(trainCategory)};
+
   llvm::cl::opt<std::string> cpu{
       "cpu",
       llvm::cl::desc("CPU to compile artifacts for: native (default) or an "
@@ -300,6 +419,26 @@ struct CommandLine {
     options.strategy = strategy;
     options.clusterFile = cluster;
     options.inputShapes.assign(inputShapes.begin(), inputShapes.end());
+    TrainOptions &t = options.train;
+    t.enabled = train;
+    t.loss = loss;
+    t.logits = logits;
+    t.labels = labels;
+    t.optimizer = optimizer;
+    t.lr = lr;
+    t.momentum = momentum;
+    t.beta1 = beta1;
+    t.beta2 = beta2;
+    t.eps = eps;
+    t.weightDecay = weightDecay;
+    t.lrSchedule = lrSchedule;
+    t.warmup = warmup;
+    t.decaySteps = decaySteps;
+    t.minLr = minLr;
+    t.gradAccum = gradAccum;
+    t.clipGradNorm = clipGradNorm;
+    t.zero = zero;
+    t.freeze = freeze;
     return options;
   }
 };
@@ -339,7 +478,7 @@ int loom::driver::loomcMain(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   CommandLine cl;
   llvm::cl::HideUnrelatedOptions(
-      {&inputCategory, &outputCategory, &distCategory});
+      {&inputCategory, &outputCategory, &distCategory, &trainCategory});
   llvm::cl::SetVersionPrinter(printVersion);
   if (!llvm::cl::ParseCommandLineOptions(
           argc, argv,

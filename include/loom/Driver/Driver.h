@@ -48,6 +48,22 @@ enum class Strategy {
   Manual,
 };
 
+/// `--train`: what -nn-build-training-step builds.
+struct TrainOptions {
+  bool enabled = false;
+  std::string loss, logits, labels = "labels";
+  std::string optimizer = "adamw";
+  double lr = 1e-3, momentum = 0, beta1 = 0.9, beta2 = 0.999, eps = 1e-8,
+         weightDecay = 0;
+  std::string lrSchedule = "constant";
+  int64_t warmup = 0, decaySteps = 0;
+  double minLr = 0;
+  int64_t gradAccum = 1;
+  double clipGradNorm = 0;
+  int64_t zero = 0;
+  std::string freeze;
+};
+
 struct Options {
   /// An ONNX model (.onnx) or an nn module (.mlir, or - for stdin).
   std::string inputFile = "-";
@@ -65,6 +81,7 @@ struct Options {
   Strategy strategy = Strategy::None;
   /// A cluster description (JSON); empty for this machine.
   std::string clusterFile;
+  TrainOptions train;
 };
 
 /// Exit codes of loomc.

@@ -294,6 +294,10 @@ struct TensorSpec {
   /// Which block of the global tensor a device holds; null when whole.
   dist::ShardingAttr sharding = {};
   RankedTensorType globalType = {};
+  /// Training state: starts as zeros (no bytes in the parameter file).
+  bool zeroInit = false;
+  /// Training state: the output that replaces it after a step.
+  std::string update;
 };
 
 std::string dtypeName(Type t) {
@@ -493,8 +497,15 @@ LogicalResult prepareEntry(func::FuncOp fn, SmallVectorImpl<TensorSpec> &params,
         spec.sharding = shard->first;
         spec.globalType = rt;
       }
+      if (auto init = op->getAttrOfType<StringAttr>("loom.init"))
+        spec.zeroInit = init.getValue() == "zeros";
+      if (auto update = op->getAttrOfType<StringAttr>("loom.update"))
+        spec.update = update.str();
+      if (spec.zeroInit)
+        spec.nbytes = 0;
+      else
+        offset = llvm::alignTo(offset + nbytes, 64);
       params.push_back(spec);
-      offset = llvm::alignTo(offset + nbytes, 64);
       fn.insertArgument(index, localType, {}, op.getLoc());
       it = byName.insert({op.getName(), index}).first;
     }
@@ -528,9 +539,11 @@ LogicalResult prepareEntry(func::FuncOp fn, SmallVectorImpl<TensorSpec> &params,
     fn.setArgAttr(i, bufferization::BufferizationDialect::kWritableAttrName,
                   BoolAttr::get(fn.getContext(), false));
   // Parameters also stay at one address while the program is loaded, which
-  // lets GEMM kernels keep them packed (-convert-linalg-to-kernels).
+  // lets GEMM kernels keep them packed (-convert-linalg-to-kernels); those
+  // a training step updates change between runs and must not be.
   for (unsigned i = 0; i < params.size(); ++i)
-    fn.setArgAttr(i, "loom.parameter", UnitAttr::get(fn.getContext()));
+    if (params[i].update.empty())
+      fn.setArgAttr(i, "loom.parameter", UnitAttr::get(fn.getContext()));
 
   // Constants backed by resource blobs become plain dense attributes, which
   // the LLVM translation emits as globals.
@@ -839,6 +852,32 @@ LogicalResult writeFile(StringRef path, StringRef data, Location loc) {
   return success();
 }
 
+/// An attribute as JSON: strings, numbers, bools, arrays, dictionaries.
+void writeJSON(llvm::json::OStream &j, Attribute a) {
+  if (auto d = dyn_cast<DictionaryAttr>(a))
+    return j.object([&] {
+      for (NamedAttribute n : d) {
+        j.attributeBegin(n.getName().getValue());
+        writeJSON(j, n.getValue());
+        j.attributeEnd();
+      }
+    });
+  if (auto arr = dyn_cast<ArrayAttr>(a))
+    return j.array([&] {
+      for (Attribute e : arr)
+        writeJSON(j, e);
+    });
+  if (auto str = dyn_cast<StringAttr>(a))
+    return j.value(str.getValue());
+  if (auto b = dyn_cast<BoolAttr>(a))
+    return j.value(b.getValue());
+  if (auto i = dyn_cast<IntegerAttr>(a))
+    return j.value(i.getInt());
+  if (auto f = dyn_cast<FloatAttr>(a))
+    return j.value(f.getValueAsDouble());
+  j.value(nullptr);
+}
+
 std::string manifestJSON(ModuleOp module, ArrayRef<TensorSpec> params,
                          ArrayRef<TensorSpec> inputs,
                          ArrayRef<TensorSpec> outputs, const HostTarget &host,
@@ -869,17 +908,25 @@ std::string manifestJSON(ModuleOp module, ArrayRef<TensorSpec> params,
             });
         });
       }
-      if (isParam) {
+      if (isParam && s.zeroInit) {
+        j.attribute("init", "zeros");
+      } else if (isParam) {
         j.attribute("offset", static_cast<int64_t>(s.offset));
         j.attribute("nbytes", static_cast<int64_t>(s.nbytes));
       }
+      if (isParam && !s.update.empty())
+        j.attribute("update", s.update);
     });
   };
   j.object([&] {
     j.attribute("format", "loom-artifact");
     // Version 2 adds the mesh; single-device artifacts stay readable by
     // older runtimes.
-    j.attribute("format_version", mesh ? 2 : kArtifactFormatVersion);
+    // 3 adds training state.
+    auto training = module->getAttrOfType<DictionaryAttr>("loom.training");
+    j.attribute("format_version", training ? 3
+                                  : mesh   ? 2
+                                           : kArtifactFormatVersion);
     j.attribute("runtime_abi", abi);
     j.attribute("producer", "loomc " LOOM_VERSION);
     j.attribute("model", options.modelName);
@@ -939,6 +986,11 @@ std::string manifestJSON(ModuleOp module, ArrayRef<TensorSpec> params,
       for (const TensorSpec &s : outputs)
         tensor(s, false);
     });
+    if (training) {
+      j.attributeBegin("training");
+      writeJSON(j, training);
+      j.attributeEnd();
+    }
   });
   os << "\n";
   return text;
@@ -1109,6 +1161,8 @@ LogicalResult loom::cpu::compileArtifact(ModuleOp module, StringRef outputDir,
     for (const TensorSpec &p : params) {
       if (ec)
         break;
+      if (p.zeroInit)
+        continue;
       os.write_zeros(p.offset - written);
       std::string bytes = rawBytes(p.value);
       if (bytes.size() != p.nbytes) {
