@@ -14,6 +14,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 
 namespace loom {
 #define GEN_PASS_DEF_NNAUTODIFF
@@ -42,6 +43,13 @@ LogicalResult loom::buildGradients(OpBuilder &b, Location loc,
                                    ArrayRef<Operation *> ops, Value loss,
                                    Value seed, ArrayRef<Value> targets,
                                    SmallVectorImpl<Value> &targetGrads) {
+  // Only ops on a path from a target need a gradient rule (a frozen
+  // embedding table's gather does not).
+  llvm::DenseSet<Value> active(targets.begin(), targets.end());
+  for (Operation *op : ops)
+    if (llvm::any_of(op->getOperands(),
+                     [&](Value v) { return active.contains(v); }))
+      active.insert(op->result_begin(), op->result_end());
   llvm::DenseMap<Value, Value> grads;
   grads[loss] = seed;
   auto accumulate = [&](Value v, Value g) {
@@ -59,9 +67,11 @@ LogicalResult loom::buildGradients(OpBuilder &b, Location loc,
       resultGrads.push_back(g);
       any |= static_cast<bool>(g);
     }
-    // Sources (constants, parameters) and ops of integers only end the
-    // walk: nothing before them depends on a float.
-    if (!any || llvm::none_of(op->getOperandTypes(), isFloatTensor))
+    // Ops on no path from a target (sources, integer arithmetic, frozen
+    // parts) need no gradient.
+    if (!any || llvm::none_of(op->getOperands(), [&](Value v) {
+          return isFloatTensor(v.getType()) && active.contains(v);
+        }))
       continue;
     auto vjp = dyn_cast<GradientOpInterface>(op);
     if (!vjp)

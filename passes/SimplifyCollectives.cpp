@@ -140,6 +140,11 @@ struct GatherOfProducer : OpRewritePattern<AllGatherOp> {
           take.getMeshAxes() != op.getMeshAxes() ||
           take.getMeshAttr() != op.getMeshAttr())
         return failure();
+      // Training state lives as blocks (ZeRO 3): only the block exists at
+      // run time, so the gather must stay.
+      if (Operation *source = take.getInput().getDefiningOp())
+        if (source->hasAttr("loom.update"))
+          return failure();
       rewriter.replaceOp(op, take.getInput());
       eraseIfUnused(rewriter, take);
       return success();

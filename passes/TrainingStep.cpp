@@ -399,11 +399,18 @@ struct NNBuildTrainingStepPass
       annotateState(module, op, t.param);
       return op;
     };
-    if (zero == 3)
-      for (Trained &t : trained)
-        shardParameter(module, t.param);
+    for (Trained &t : trained)
+      layParameter(module, t.param);
     for (Trained &t : trained) {
       Value p = t.param.getResult(), g = t.grad;
+      // ZeRO: each device updates its block of every tensor.
+      if (dist::ShardingAttr split = zeroLayout(
+              module, cast<RankedTensorType>(t.param.getType()))) {
+        if (zero < 3)
+          p = b.create<dist::AnnotateOp>(loc, p.getType(), p, split);
+        if (zero < 2)
+          g = b.create<dist::AnnotateOp>(loc, g.getType(), g, split);
+      }
       if (optimizer == "sgd") {
         if (weightDecay > 0)
           g = m.add(g, m.mul(p, weightDecay));
@@ -684,12 +691,23 @@ struct NNBuildTrainingStepPass
   }
 
   /// ZeRO 3 keeps each device's block of a parameter; every use but the
-  /// update sees it gathered.
-  void shardParameter(ModuleOp module, nn::ParameterOp param) {
+  /// update sees it gathered. Below stage 3 a parameter of a data-parallel
+  /// mesh stays whole (else the sharded update would split it).
+  void layParameter(ModuleOp module, nn::ParameterOp param) {
     auto type = cast<RankedTensorType>(param.getType());
     dist::ShardingAttr split = zeroLayout(module, type);
     if (!split || dist::getRecordedSharding(param.getResult()))
       return;
+    if (zero < 3) {
+      dist::MeshOp mesh;
+      dataAxes(module, mesh);
+      bool hasTP = llvm::any_of(mesh.getAxes(), [](Attribute a) {
+        return cast<dist::MeshAxisAttr>(a).getName() == "tp";
+      });
+      if (!hasTP)
+        dist::setRecordedSharding(param.getResult(), replicated(module, type));
+      return;
+    }
     dist::setRecordedSharding(param.getResult(), split);
     OpBuilder b(param->getContext());
     b.setInsertionPointAfter(param);

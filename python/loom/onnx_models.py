@@ -291,12 +291,22 @@ def main(argv=None):
     parser.add_argument("--external-data", action="store_true",
                         help="store the weights in a .data file beside each "
                              "model")
+    parser.add_argument("--config", default="",
+                        help="gpt and bert sizes as KEY=VALUE,... (layers, "
+                             "hidden, heads, vocab, seq, seed)")
     args = parser.parse_args(argv)
+    config = {}
+    for item in filter(None, args.config.split(",")):
+        key, _, value = item.partition("=")
+        if key not in ("layers", "hidden", "heads", "vocab", "seq", "seed"):
+            sys.exit(f"--config: unknown key {key!r}")
+        config[key] = int(value)
     os.makedirs(args.outdir, exist_ok=True)
     for name in args.models:
         if name not in MODELS:
             sys.exit(f"unknown model {name!r}; known: {', '.join(MODELS)}")
-        save(MODELS[name](), os.path.join(args.outdir, name + ".onnx"),
+        model = MODELS[name](**config) if config else MODELS[name]()
+        save(model, os.path.join(args.outdir, name + ".onnx"),
              args.external_data)
 
 

@@ -1,0 +1,51 @@
+// RUN: loom-opt %s -nn-build-training-step="loss=cross_entropy logits=logits labels=y optimizer=adamw weight-decay=0.1 clip-grad-norm=1.0 lr-schedule=cosine warmup=10 decay-steps=100" -canonicalize -cse | FileCheck %s
+
+// Cross entropy against a new integer input, clipping by the global norm and
+// AdamW as torch.optim.AdamW computes it.
+// CHECK: clip_grad_norm = 1.000000e+00 : f64
+// CHECK-SAME: data_inputs = ["x", "y"]
+// CHECK-SAME: labels = "y"
+// CHECK-SAME: lr_schedule = {decay_steps = 100 : i64, kind = "cosine", min_lr = 0.000000e+00 : f64, warmup = 10 : i64}
+// CHECK-SAME: scalars = {train.bias_correction1 = "bias_correction1", train.bias_correction2 = "bias_correction2", train.loss_scale = "loss_scale", train.lr = "lr"}
+// CHECK: func.func @main(%[[X:.*]]: tensor<8x4xf32> {nn.name = "x"}, %[[Y:.*]]: tensor<8xi64> {nn.name = "y"}, %[[LR:.*]]: tensor<f32> {nn.name = "train.lr"}, %{{.*}}: tensor<f32> {nn.name = "train.loss_scale"}, %[[BC1:.*]]: tensor<f32> {nn.name = "train.bias_correction1"}, %[[BC2:.*]]: tensor<f32> {nn.name = "train.bias_correction2"})
+// CHECK-SAME: tensor<4x3xf32> {nn.name = "update:adamw.m:w"}, tensor<4x3xf32> {nn.name = "update:adamw.v:w"}, tensor<4x3xf32> {nn.name = "update:w"})
+// CHECK-DAG: %[[M:.*]] = nn.parameter "adamw.m:w" {loom.init = "zeros"
+// CHECK-DAG: %[[V:.*]] = nn.parameter "adamw.v:w" {loom.init = "zeros"
+// CHECK-DAG: %[[W:.*]] = nn.parameter "w" {loom.update = "update:w"}
+// The loss: sums over the positions whose label is not -100.
+// CHECK: %[[LOGP:.*]] = nn.log_softmax %{{.*}} axis = 1
+// CHECK: nn.compare eq
+// CHECK: nn.compare ne, %[[Y]]
+// Clipping: coef = min(1, max_norm / (norm + 1e-6)).
+// CHECK: %[[NORM:.*]] = nn.sqrt
+// CHECK: %[[D:.*]] = nn.add %[[NORM]], %{{.*}}
+// CHECK: %[[Q:.*]] = nn.div %{{.*}}, %[[D]]
+// CHECK: %[[COEF:.*]] = nn.min %[[Q]], %{{.*}}
+// CHECK: %[[G:.*]] = nn.mul %{{.*}}, %[[COEF]]
+// p *= 1 - lr * wd
+// CHECK: %[[LRWD:.*]] = nn.mul %[[LR]], %{{.*}}
+// CHECK: %[[KEEP:.*]] = nn.sub %{{.*}}, %[[LRWD]]
+// CHECK: %[[PW:.*]] = nn.mul %[[W]], %[[KEEP]]
+// m.lerp_(g, 1 - beta1); v = beta2 * v + (1 - beta2) * g * g
+// CHECK: %[[GM:.*]] = nn.sub %[[G]], %[[M]]
+// CHECK: %[[GM1:.*]] = nn.mul %[[GM]], %{{.*}}
+// CHECK: %[[NM:.*]] = nn.add %[[M]], %[[GM1]]
+// CHECK: %[[GG:.*]] = nn.mul %[[G]], %[[G]]
+// CHECK: %[[GG1:.*]] = nn.mul %[[GG]], %{{.*}}
+// CHECK: %[[VB:.*]] = nn.mul %[[V]], %{{.*}}
+// CHECK: %[[NV:.*]] = nn.add %[[VB]], %[[GG1]]
+// p -= (lr / bc1) * m / (sqrt(v) / sqrt(bc2) + eps)
+// CHECK: %[[SS:.*]] = nn.div %[[LR]], %[[BC1]]
+// CHECK: %[[SB:.*]] = nn.sqrt %[[BC2]]
+// CHECK: %[[SV:.*]] = nn.sqrt %[[NV]]
+// CHECK: %[[DV:.*]] = nn.div %[[SV]], %[[SB]]
+// CHECK: %[[DEN:.*]] = nn.add %[[DV]], %{{.*}}
+// CHECK: %[[R:.*]] = nn.div %[[NM]], %[[DEN]]
+// CHECK: %[[U:.*]] = nn.mul %[[R]], %[[SS]]
+// CHECK: %[[NW:.*]] = nn.sub %[[PW]], %[[U]]
+// CHECK: return %{{.*}}, %[[NORM]], %[[NM]], %[[NV]], %[[NW]]
+func.func @main(%x: tensor<8x4xf32> {nn.name = "x"}) -> (tensor<8x3xf32> {nn.name = "logits"}) {
+  %w = nn.parameter "w" = dense<0.5> : tensor<4x3xf32>
+  %y = nn.matmul %x, %w : tensor<8x4xf32>, tensor<4x3xf32> -> tensor<8x3xf32>
+  return %y : tensor<8x3xf32>
+}

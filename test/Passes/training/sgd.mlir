@@ -1,0 +1,34 @@
+// RUN: loom-opt %s -nn-build-training-step="loss=l optimizer=sgd lr=0.5 momentum=0.9 weight-decay=0.01 freeze=frozen" -canonicalize | FileCheck %s
+
+// SGD with momentum and L2 weight decay, as torch.optim.SGD: the step takes
+// the scalars lr and loss_scale, returns loss, grad norm and one update per
+// trained tensor (the momentum buffer is new zero-initialised state); a
+// frozen parameter gets no gradient and no update.
+// CHECK: module attributes {loom.training = {batch = 8 : i64, data_inputs = ["x"], flops_per_step = {{.*}}, grad_accum = 1 : i64, grad_norm = "train.grad_norm", loss = "loss", lr_schedule = {decay_steps = 0 : i64, kind = "constant", min_lr = 0.000000e+00 : f64, warmup = 0 : i64}, optimizer = {kind = "sgd", lr = 5.000000e-01 : f64, momentum = 9.000000e-01 : f64, weight_decay = 1.000000e-02 : f64}, scalars = {train.loss_scale = "loss_scale", train.lr = "lr"}, zero = 0 : i64}}
+// CHECK: func.func @main(%[[X:.*]]: tensor<8x4xf32> {nn.name = "x"}, %[[LR:.*]]: tensor<f32> {nn.name = "train.lr"}, %[[SCALE:.*]]: tensor<f32> {nn.name = "train.loss_scale"})
+// CHECK-SAME: -> (tensor<f32> {nn.name = "loss"}, tensor<f32> {nn.name = "train.grad_norm"}, tensor<4x2xf32> {nn.name = "update:sgd.momentum:w"}, tensor<4x2xf32> {nn.name = "update:w"})
+// CHECK-DAG: %[[W:.*]] = nn.parameter "w" {loom.update = "update:w"}
+// CHECK-DAG: %[[BUF:.*]] = nn.parameter "sgd.momentum:w" {loom.init = "zeros", loom.update = "update:sgd.momentum:w"} = dense<0.000000e+00> : tensor<4x2xf32>
+// CHECK-DAG: nn.parameter "frozen" = dense<1.000000e+00> : tensor<2xf32>
+// The gradient, unscaled, then its norm.
+// CHECK: %[[G:.*]] = nn.mul %{{.*}}, %{{.*}} : tensor<4x2xf32>, tensor<f32>
+// CHECK: %[[SQ:.*]] = nn.mul %[[G]], %[[G]]
+// CHECK: %[[SUM:.*]] = nn.reduce_sum %[[SQ]] axes = [0, 1]
+// CHECK: %[[NORM:.*]] = nn.sqrt %[[SUM]]
+// d_p = g + wd * p; buf = momentum * buf + d_p; p = p - lr * buf
+// CHECK: %[[WD:.*]] = nn.mul %[[W]], %{{.*}} : tensor<4x2xf32>, tensor<f32>
+// CHECK: %[[DP:.*]] = nn.add %[[G]], %[[WD]]
+// CHECK: %[[MB:.*]] = nn.mul %[[BUF]], %{{.*}} : tensor<4x2xf32>, tensor<f32>
+// CHECK: %[[NB:.*]] = nn.add %[[MB]], %[[DP]]
+// CHECK: %[[STEP:.*]] = nn.mul %[[NB]], %[[LR]]
+// CHECK: %[[NW:.*]] = nn.sub %[[W]], %[[STEP]]
+// CHECK: return %{{.*}}, %[[NORM]], %[[NB]], %[[NW]]
+func.func @main(%x: tensor<8x4xf32> {nn.name = "x"}) -> (tensor<8x2xf32> {nn.name = "y"}, tensor<f32> {nn.name = "l"}) {
+  %w = nn.parameter "w" = dense<0.5> : tensor<4x2xf32>
+  %f = nn.parameter "frozen" = dense<1.0> : tensor<2xf32>
+  %y = nn.matmul %x, %w : tensor<8x4xf32>, tensor<4x2xf32> -> tensor<8x2xf32>
+  %z = nn.add %y, %f : tensor<8x2xf32>, tensor<2xf32>
+  %s = nn.mul %z, %z : tensor<8x2xf32>, tensor<8x2xf32>
+  %l = nn.reduce_mean %s axes = [0, 1] : tensor<8x2xf32> -> tensor<f32>
+  return %y, %l : tensor<8x2xf32>, tensor<f32>
+}
