@@ -404,6 +404,20 @@ struct CommandLine {
                      "LLVM CPU name such as x86-64-v3"),
       llvm::cl::init("native"), llvm::cl::cat(outputCategory)};
 
+  /// The first training option given without --train, or "".
+  std::string trainingOptionWithoutTrain() const {
+    if (train)
+      return "";
+    for (const llvm::cl::Option *o :
+         std::initializer_list<const llvm::cl::Option *>{
+             &loss, &logits, &labels, &optimizer, &lr, &momentum, &beta1,
+             &beta2, &eps, &weightDecay, &lrSchedule, &warmup, &decaySteps,
+             &minLr, &gradAccum, &clipGradNorm, &zero, &freeze})
+      if (o->getNumOccurrences())
+        return ("--" + o->ArgStr).str();
+    return "";
+  }
+
   Options toOptions() const {
     Options options;
     options.inputFile = input;
@@ -489,6 +503,12 @@ int loom::driver::loomcMain(int argc, char **argv) {
     for (StringRef op : onnx_import::supportedOperators())
       llvm::outs() << op << "\n";
     return ExitCode::Success;
+  }
+  std::string misplaced = cl.trainingOptionWithoutTrain();
+  if (!misplaced.empty()) {
+    llvm::errs() << "loomc: error: " << misplaced
+                 << " applies to training: add --train\n";
+    return ExitCode::Failure;
   }
   Options options = cl.toOptions();
 

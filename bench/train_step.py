@@ -1,0 +1,103 @@
+"""Training-step throughput of Loom against PyTorch on this CPU, side by
+side in one run, for the generated MLP and the GPT-style decoder:
+
+    .venv/bin/python bench/train_step.py [--build build] [--threads 1]
+        [--steps 30] [--torch-python /usr/bin/python3]
+
+Both sides train the same model (the ONNX generator's weights) with AdamW
+and mean cross entropy on the same batch shape, with the same number of
+threads; Loom's step time is the median of `loomrun --train` step times
+(metrics file), PyTorch's the median of forward + backward + optimizer
+step (bench/torch_train.py, run by a Python that has torch: Debian's
+python3-torch, which `apt-get install python3-torch` provides). Prints
+each median and the ratio PyTorch / Loom (above 1: Loom is faster).
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+from loom import onnx_models  # noqa: E402
+
+MODELS = [
+    # name, generator, loomc input shape, batch, config
+    ("mlp", "mlp", "x={b}x16", 256, ""),
+    ("gpt", "gpt", "input_ids={b}x{seq}", 8,
+     "layers=4,hidden=256,heads=8,vocab=512,seq=128"),
+]
+
+
+def run(cmd):
+    result = subprocess.run(cmd, capture_output=True, text=True)
+    if result.returncode != 0:
+        sys.exit(f"failed: {' '.join(cmd)}\n{result.stdout}{result.stderr}")
+    return result.stdout + result.stderr
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--build", default=os.path.join(ROOT, "build"))
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--steps", type=int, default=30)
+    parser.add_argument("--torch-python", default="/usr/bin/python3")
+    args = parser.parse_args()
+    loomc = os.path.join(args.build, "bin", "loomc")
+    loomrun = os.path.join(args.build, "bin", "loomrun")
+    work = tempfile.mkdtemp(prefix="loom-bench-train-")
+    print(f"training step (AdamW, cross entropy), {args.threads} thread(s), "
+          f"median of {args.steps} steps after 5 warm-up steps")
+    print(f"{'model':<6} {'shape':<26} {'loom ms':>9} {'torch ms':>9} "
+          f"{'torch/loom':>10}")
+    for name, gen, shape, batch, config in MODELS:
+        cfg = {k: int(v) for k, v in
+               (i.split("=") for i in filter(None, config.split(",")))}
+        from onnx import numpy_helper
+        model = getattr(onnx_models, gen)(**cfg)
+        path = os.path.join(work, name + ".onnx")
+        onnx_models.save(model, path)
+        weights = os.path.join(work, name + ".npz")
+        np.savez(weights, **{t.name: numpy_helper.to_array(t)
+                             for t in model.graph.initializer})
+        input_shape = shape.format(b=batch, **cfg)
+        art = os.path.join(work, name + ".loom")
+        run([loomc, path, "--input-shape", input_shape, "--train",
+             "--loss=cross_entropy", "--logits=logits", "--optimizer=adamw",
+             "-o", art])
+        rng = np.random.default_rng(0)
+        data = []
+        if name == "mlp":
+            np.save(os.path.join(work, "x.npy"),
+                    rng.standard_normal((batch, 16)).astype(np.float32))
+            np.save(os.path.join(work, "y.npy"),
+                    rng.integers(0, 10, batch).astype(np.int64))
+            data = ["--data", "x=" + os.path.join(work, "x.npy"),
+                    "--data", "labels=" + os.path.join(work, "y.npy")]
+        else:
+            rng.integers(0, cfg["vocab"], 100000).astype("<u2").tofile(
+                os.path.join(work, "tokens.bin"))
+            data = ["--data", "input_ids=" + os.path.join(work, "tokens.bin")]
+        metrics = os.path.join(work, name + ".jsonl")
+        run([loomrun, art, "--train", *data, "--steps", str(args.steps + 5),
+             "--threads", str(args.threads), "--metrics", metrics])
+        times = [json.loads(line)["step_time_s"] for line in open(metrics)
+                 if line.strip()][5:]
+        loom_ms = 1000 * float(np.median(times))
+        out = run([args.torch_python, os.path.join(ROOT, "bench",
+                                                   "torch_train.py"),
+                   "--model", gen, "--weights", weights, "--batch",
+                   str(batch), "--config", config, "--steps",
+                   str(args.steps), "--threads", str(args.threads)])
+        torch_ms = float(out.split("median_ms")[1].split()[0])
+        print(f"{name:<6} {input_shape:<26} {loom_ms:9.3f} {torch_ms:9.3f} "
+              f"{torch_ms / loom_ms:9.2f}x")
+
+
+if __name__ == "__main__":
+    main()
