@@ -241,6 +241,15 @@ FailureOr<OpCost> GatherOp::computeCost(TypeRange operands, TypeRange results) {
   return cost;
 }
 
+FailureOr<OpCost> ScatterAddOp::computeCost(TypeRange operands,
+                                            TypeRange results) {
+  auto n = count(operands[0]);
+  if (failed(n))
+    return failure();
+  // Zeros, then one add per element of `updates`.
+  return custom(operands, results, *n, 0);
+}
+
 FailureOr<OpCost> ReshapeOp::computeCost(TypeRange operands,
                                          TypeRange results) {
   return view(operands, results);

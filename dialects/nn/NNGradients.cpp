@@ -600,6 +600,31 @@ LogicalResult SliceOp::buildVJP(OpBuilder &b, ValueRange resultGradients,
   return success();
 }
 
+LogicalResult GatherOp::buildVJP(OpBuilder &b, ValueRange resultGradients,
+                                 SmallVectorImpl<Value> &operandGradients) {
+  operandGradients.assign(2, Value());
+  if (!resultGradients[0] || !isFloatTensor(getData()))
+    return success();
+  // Each gathered slice sends its gradient back to the row it was read
+  // from; rows read more than once get the sum.
+  int64_t axis = getAxis();
+  operandGradients[0] =
+      b.create<ScatterAddOp>(getLoc(), resultGradients[0], getIndices(), axis,
+                             getData().getType().getDimSize(axis));
+  return success();
+}
+
+LogicalResult ScatterAddOp::buildVJP(OpBuilder &b, ValueRange resultGradients,
+                                     SmallVectorImpl<Value> &operandGradients) {
+  operandGradients.assign(2, Value());
+  if (!resultGradients[0])
+    return success();
+  // Each update lands on one row: its gradient is that row's.
+  operandGradients[0] =
+      b.create<GatherOp>(getLoc(), resultGradients[0], getIndices(), getAxis());
+  return success();
+}
+
 LogicalResult SplitOp::buildVJP(OpBuilder &b, ValueRange resultGradients,
                                 SmallVectorImpl<Value> &operandGradients) {
   operandGradients.assign(1, Value());

@@ -599,6 +599,37 @@ LogicalResult GatherOp::inferReturnTypes(MLIRContext *, Loc loc,
   return success();
 }
 
+LogicalResult ScatterAddOp::inferReturnTypes(MLIRContext *, Loc loc,
+                                             Adaptor adaptor, Types &types) {
+  auto updates = cast<RankedTensorType>(adaptor.getUpdates().getType());
+  auto indices = cast<RankedTensorType>(adaptor.getIndices().getType());
+  int64_t axis = adaptor.getAxis(), size = adaptor.getSize();
+  int64_t ir = indices.getRank();
+  if (failed(checkAxis(loc, axis, updates.getRank() - ir + 1, "axis")))
+    return failure();
+  if (size < 0)
+    return fail(loc, "size " + Twine(size) + " must be non-negative");
+  SmallVector<int64_t> shape(updates.getShape().take_front(axis));
+  shape.push_back(size);
+  llvm::append_range(shape, updates.getShape().drop_front(axis + ir));
+  types.push_back(RankedTensorType::get(shape, updates.getElementType()));
+  return success();
+}
+
+LogicalResult ScatterAddOp::verify() {
+  RankedTensorType updates = getUpdates().getType();
+  auto indices = cast<RankedTensorType>(getIndices().getType());
+  int64_t axis = getAxis(), ir = indices.getRank();
+  if (axis < 0 || axis + ir > updates.getRank())
+    return success(); // inference reports it
+  ArrayRef<int64_t> at = updates.getShape().slice(axis, ir);
+  if (!compatible(at, indices.getShape()))
+    return emitOpError("updates must have the indices' shape ")
+           << shapeStr(indices.getShape()) << " at dimension " << axis
+           << ", got " << shapeStr(at);
+  return success();
+}
+
 LogicalResult ReshapeOp::inferReturnTypes(MLIRContext *, Loc loc,
                                           Adaptor adaptor, Types &types) {
   auto input = cast<RankedTensorType>(adaptor.getInput().getType());

@@ -582,7 +582,7 @@ def NN_CrossEntropyOp : NN_Op<"cross_entropy",
 // Indexing and data movement
 //===----------------------------------------------------------------------===//
 
-def NN_GatherOp : NN_Op<"gather"> {
+def NN_GatherOp : NN_Op<"gather", [DeclareOpInterfaceMethods<GradientOpInterface>]> {
   let summary = "take slices along an axis at given indices (embedding lookup)";
   let description = [{
     As ONNX `Gather`: the result is `data` with dimension `axis` replaced by
@@ -602,6 +602,36 @@ def NN_GatherOp : NN_Op<"gather"> {
       type($data) `,` type($indices) `->` type($result)
   }];
   let hasFolder = 1;
+}
+
+def NN_ScatterAddOp : NN_Op<"scatter_add",
+    [DeclareOpInterfaceMethods<GradientOpInterface>]> {
+  let summary = "add slices into zeros at given indices (the transpose of gather)";
+  let description = [{
+    The transpose of `nn.gather`: starting from zeros of the result type,
+    adds each slice of `updates` at the position along `axis` that
+    `indices` gives, so slices at repeated indices accumulate. The result
+    has `updates`' shape with the dimensions of `indices` (which start at
+    `axis`) replaced by one dimension of extent `size`:
+    `result[a..., indices[i...], b...] += updates[a..., i..., b...]`.
+    Negative indices count from the end, as in `nn.gather`; indices out of
+    range are clamped into it, as `nn.gather`'s lowering reads them. This is
+    the gradient of `nn.gather` with respect to its data (the gradient of an
+    embedding table).
+
+    ```mlir
+    %d = nn.scatter_add %g[%tokens] axis = 0 size = 1000
+        : tensor<4x16x64xf32>, tensor<4x16xi64> -> tensor<1000x64xf32>
+    ```
+  }];
+  let arguments = (ins NN_FloatTensor:$updates, NN_IndexTensor:$indices,
+                       I64Attr:$axis, I64Attr:$size);
+  let results = (outs NN_FloatTensor:$result);
+  let assemblyFormat = [{
+    $updates `[` $indices `]` `axis` `=` $axis `size` `=` $size attr-dict `:`
+      type($updates) `,` type($indices) `->` type($result)
+  }];
+  let hasVerifier = 1;
 }
 
 def NN_ReshapeOp : NN_Op<"reshape", [DeclareOpInterfaceMethods<GradientOpInterface>]> {

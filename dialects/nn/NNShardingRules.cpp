@@ -363,6 +363,37 @@ ShardingRule GatherOp::getShardingRule() {
   return rule;
 }
 
+ShardingRule ScatterAddOp::getShardingRule() {
+  ShardingRule rule;
+  RankedTensorType updates = getUpdates().getType();
+  auto indices = cast<RankedTensorType>(getIndices().getType());
+  int64_t axis = getAxis(), ir = indices.getRank();
+  // The scattered positions are a sum reduction: the op is linear in its
+  // updates, so devices holding some of the positions (a data-parallel
+  // batch) produce partial results that add up. The scattered-into axis
+  // stays whole: a device holding only some rows would have to drop the
+  // updates that fall elsewhere.
+  SmallVector<int> updateF, indexF, out;
+  for (int64_t d = 0; d < updates.getRank(); ++d) {
+    bool scattered = d >= axis && d < axis + ir;
+    int f =
+        rule.addFactor(updates.getDimSize(d), scattered ? FactorKind::Reduction
+                                                        : FactorKind::Parallel);
+    updateF.push_back(f);
+    if (scattered)
+      indexF.push_back(f);
+    else
+      out.push_back(f);
+  }
+  out.insert(out.begin() + axis,
+             rule.addFactor(getResult().getType().getDimSize(axis),
+                            FactorKind::Replicated));
+  rule.addOperand(each(updateF));
+  rule.addOperand(each(indexF));
+  rule.addResult(each(out));
+  return rule;
+}
+
 ShardingRule ReshapeOp::getShardingRule() {
   ShardingRule rule;
   ArrayRef<int64_t> a = getInput().getType().getShape();

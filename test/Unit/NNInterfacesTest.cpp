@@ -509,6 +509,28 @@ const Case kCases[] = {
      16384 + 512,
      16384,
      ""},
+    {"scatter_add",
+     {"tensor<4x16x64xf32>", "tensor<4x16xi64>"},
+     "%r = nn.scatter_add %a[%b] axis = 0 size = 1000 : tensor<4x16x64xf32>, "
+     "tensor<4x16xi64> -> tensor<1000x64xf32>",
+     "([i, j, k], [i, j]) -> ([l, k]) {i=4, j=16, k=64, l=1000} "
+     "reduction={i, j} replicated={l}",
+     4096,
+     0,
+     16384 + 512,
+     256000,
+     "f32"},
+    {"scatter_add_inner_axis",
+     {"tensor<2x3x5xf32>", "tensor<3xi32>"},
+     "%r = nn.scatter_add %a[%b] axis = 1 size = 4 : tensor<2x3x5xf32>, "
+     "tensor<3xi32> -> tensor<2x4x5xf32>",
+     "([i, j, k], [j]) -> ([i, l, k]) {i=2, j=3, k=5, l=4} reduction={j} "
+     "replicated={l}",
+     30,
+     0,
+     120 + 12,
+     160,
+     "f32"},
     {"reshape_split",
      {"tensor<4x64xf32>"},
      "%r = nn.reshape %a [4, 4, 16] : tensor<4x64xf32> -> tensor<4x4x16xf32>",

@@ -28,7 +28,8 @@ def ConvertNNToLinalg : Pass<"convert-nn-to-linalg"> {
       pools divide by per-dimension window counts computed at compile time;
     - gather, strided slices and reflect/edge/wrap pads read with
       `tensor.extract`, keeping indices in range so that bad data cannot
-      read outside a buffer;
+      read outside a buffer; scatter_add is an `scf.for` nest over its
+      updates that adds each at its (likewise clamped) index;
     - f16/bf16 arithmetic is done in f32.
 
     ```mlir
@@ -40,7 +41,8 @@ def ConvertNNToLinalg : Pass<"convert-nn-to-linalg"> {
   }];
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::linalg::LinalgDialect",
-    "mlir::math::MathDialect", "mlir::tensor::TensorDialect"
+    "mlir::math::MathDialect", "mlir::scf::SCFDialect",
+    "mlir::tensor::TensorDialect"
   ];
 }
 

@@ -27,6 +27,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
@@ -1886,6 +1887,74 @@ struct GatherLowering : OpRewritePattern<GatherOp> {
   }
 };
 
+/// nn.scatter_add: zeros, then a loop nest over the updates that adds each
+/// one at its clamped index (linalg has no scatter; the loops carry the
+/// result tensor, which bufferizes in place). The outer loops run over the
+/// dimensions up to the indices' last and read the index once; the inner
+/// ones over the trailing, contiguous dimensions. O(elements of updates).
+struct ScatterAddLowering : OpRewritePattern<ScatterAddOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ScatterAddOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto resultType = cast<RankedTensorType>(op.getType());
+    Value updates = op.getUpdates(), indices = op.getIndices();
+    RankedTensorType ut = tensorType(updates), it = tensorType(indices);
+    Type et = resultType.getElementType();
+    int64_t axis = op.getAxis(), ir = it.getRank(), ur = ut.getRank();
+    int64_t extent = resultType.getDimSize(axis);
+    Value zeros = filledTensor(rewriter, loc, resultType,
+                               cast<TypedAttr>(rewriter.getZeroAttr(et)));
+    if (resultType.getNumElements() == 0 || ut.getNumElements() == 0) {
+      rewriter.replaceOp(op, zeros);
+      return success();
+    }
+    // Loop bounds over dimensions [from, to) of the updates.
+    auto bounds = [&](int64_t from, int64_t to, SmallVectorImpl<Value> &lbs,
+                      SmallVectorImpl<Value> &ubs,
+                      SmallVectorImpl<Value> &steps) {
+      for (int64_t d = from; d < to; ++d) {
+        lbs.push_back(rewriter.create<arith::ConstantIndexOp>(loc, 0));
+        ubs.push_back(
+            rewriter.create<arith::ConstantIndexOp>(loc, ut.getDimSize(d)));
+        steps.push_back(rewriter.create<arith::ConstantIndexOp>(loc, 1));
+      }
+    };
+    SmallVector<Value> outerLbs, outerUbs, outerSteps, innerLbs, innerUbs,
+        innerSteps;
+    bounds(0, axis + ir, outerLbs, outerUbs, outerSteps);
+    bounds(axis + ir, ur, innerLbs, innerUbs, innerSteps);
+    scf::LoopNest nest = scf::buildLoopNest(
+        rewriter, loc, outerLbs, outerUbs, outerSteps, zeros,
+        [&](OpBuilder &b, Location l, ValueRange outer,
+            ValueRange outerAcc) -> scf::ValueVector {
+          Value raw =
+              b.create<tensor::ExtractOp>(l, indices, outer.drop_front(axis));
+          Value at = clampIndex(b, l, raw, extent, /*wrapNegative=*/true);
+          scf::LoopNest inner = scf::buildLoopNest(
+              b, l, innerLbs, innerUbs, innerSteps, outerAcc,
+              [&](OpBuilder &ib, Location il, ValueRange ivs,
+                  ValueRange acc) -> scf::ValueVector {
+                SmallVector<Value> from(outer), to(outer.take_front(axis));
+                llvm::append_range(from, ivs);
+                to.push_back(at);
+                llvm::append_range(to, ivs);
+                Value u = toCompute(
+                    ib, il, ib.create<tensor::ExtractOp>(il, updates, from));
+                Value old = toCompute(
+                    ib, il, ib.create<tensor::ExtractOp>(il, acc[0], to));
+                Value sum = fromCompute(
+                    ib, il, ib.create<arith::AddFOp>(il, old, u), et);
+                return {ib.create<tensor::InsertOp>(il, sum, acc[0], to)
+                            .getResult()};
+              });
+          return inner.results;
+        });
+    rewriter.replaceOp(op, nest.results);
+    return success();
+  }
+};
+
 struct CrossEntropyLowering : OpRewritePattern<CrossEntropyOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(CrossEntropyOp op,
@@ -2295,8 +2364,8 @@ struct ConvertNNToLinalg
     ConversionTarget target(*ctx);
     target.addIllegalDialect<NNDialect>();
     target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect,
-                           math::MathDialect, tensor::TensorDialect,
-                           func::FuncDialect>();
+                           math::MathDialect, scf::SCFDialect,
+                           tensor::TensorDialect, func::FuncDialect>();
     // The patterns build static shapes only.
     WalkResult dynamic = getOperation()->walk([](Operation *op) {
       if (!isa<NNDialect>(op->getDialect()))
@@ -2331,22 +2400,21 @@ struct ConvertNNToLinalg
 } // namespace
 
 void loom::populateNNToLinalgPatterns(RewritePatternSet &patterns) {
-  patterns
-      .add<ExpLowering, LogLowering, SqrtLowering, RsqrtLowering, TanhLowering,
-           ErfLowering, ReciprocalLowering, SigmoidLowering, GeluLowering,
-           NegLowering, AbsLowering, ReluLowering, AddLowering, SubLowering,
-           MulLowering, DivLowering, PowLowering, MaxLowering, MinLowering,
-           CompareLowering, WhereLowering, CastLowering,
-           ElementsLowering<ConstantOp>, ElementsLowering<ParameterOp>,
-           RangeLowering, MatmulLowering, Conv2dLowering, MaxPoolLowering,
-           MaxPoolWithIndicesLowering, AvgPoolLowering, ReduceSumLowering,
-           ReduceMaxLowering, ReduceMinLowering, ReduceMeanLowering,
-           GlobalPoolLowering<GlobalAvgPool2dOp>,
-           GlobalPoolLowering<GlobalMaxPool2dOp>, SoftmaxLowering,
-           LogSoftmaxLowering, LayerNormLowering, BatchNormLowering,
-           GatherLowering, CrossEntropyLowering, ReshapeLikeLowering<ReshapeOp>,
-           ReshapeLikeLowering<SqueezeOp>, ReshapeLikeLowering<UnsqueezeOp>,
-           TransposeLowering, BroadcastToLowering, ConcatLowering,
-           SliceLowering, SplitLowering, PadLowering, TriluLowering>(
-          patterns.getContext());
+  patterns.add<
+      ExpLowering, LogLowering, SqrtLowering, RsqrtLowering, TanhLowering,
+      ErfLowering, ReciprocalLowering, SigmoidLowering, GeluLowering,
+      NegLowering, AbsLowering, ReluLowering, AddLowering, SubLowering,
+      MulLowering, DivLowering, PowLowering, MaxLowering, MinLowering,
+      CompareLowering, WhereLowering, CastLowering,
+      ElementsLowering<ConstantOp>, ElementsLowering<ParameterOp>,
+      RangeLowering, MatmulLowering, Conv2dLowering, MaxPoolLowering,
+      MaxPoolWithIndicesLowering, AvgPoolLowering, ReduceSumLowering,
+      ReduceMaxLowering, ReduceMinLowering, ReduceMeanLowering,
+      GlobalPoolLowering<GlobalAvgPool2dOp>,
+      GlobalPoolLowering<GlobalMaxPool2dOp>, SoftmaxLowering,
+      LogSoftmaxLowering, LayerNormLowering, BatchNormLowering, GatherLowering,
+      ScatterAddLowering, CrossEntropyLowering, ReshapeLikeLowering<ReshapeOp>,
+      ReshapeLikeLowering<SqueezeOp>, ReshapeLikeLowering<UnsqueezeOp>,
+      TransposeLowering, BroadcastToLowering, ConcatLowering, SliceLowering,
+      SplitLowering, PadLowering, TriluLowering>(patterns.getContext());
 }

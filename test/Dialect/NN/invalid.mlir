@@ -491,6 +491,40 @@ func.func @gather_float_indices(%d: tensor<4x8xf32>, %i: tensor<2xf32>) {
 
 // -----
 
+func.func @scatter_add_axis(%u: tensor<4x8xf32>, %i: tensor<4x8xi64>) {
+  // expected-error@+2 {{failed to infer returned types}}
+  // expected-error@+1 {{axis 1 is out of range for rank 1}}
+  %0 = nn.scatter_add %u[%i] axis = 1 size = 10 : tensor<4x8xf32>, tensor<4x8xi64> -> tensor<10xf32>
+  return
+}
+
+// -----
+
+func.func @scatter_add_size(%u: tensor<4x8xf32>, %i: tensor<4xi64>) {
+  // expected-error@+2 {{failed to infer returned types}}
+  // expected-error@+1 {{size -1 must be non-negative}}
+  %0 = nn.scatter_add %u[%i] axis = 0 size = -1 : tensor<4x8xf32>, tensor<4xi64> -> tensor<?x8xf32>
+  return
+}
+
+// -----
+
+func.func @scatter_add_indices_shape(%u: tensor<4x8xf32>, %i: tensor<8xi64>) {
+  // expected-error@+1 {{'nn.scatter_add' op updates must have the indices' shape [8] at dimension 0, got [4]}}
+  %0 = nn.scatter_add %u[%i] axis = 0 size = 10 : tensor<4x8xf32>, tensor<8xi64> -> tensor<10x8xf32>
+  return
+}
+
+// -----
+
+func.func @scatter_add_integer(%u: tensor<4xi32>, %i: tensor<4xi64>) {
+  // expected-error@+1 {{must be ranked tensor of floating-point values}}
+  %0 = nn.scatter_add %u[%i] axis = 0 size = 10 : tensor<4xi32>, tensor<4xi64> -> tensor<10xi32>
+  return
+}
+
+// -----
+
 func.func @reshape_negative(%a: tensor<4x8xf32>) {
   // expected-error@+2 {{failed to infer returned types}}
   // expected-error@+1 {{target shape [-1, 8] must be static and non-negative}}

@@ -167,6 +167,9 @@ func.func @movement(%t: tensor<1000x64xf32>, %tok: tensor<4x16xi64>, %x: tensor<
   // A scalar index drops the axis.
   // CHECK: nn.gather %{{.*}}[%{{.*}}] axis = 1 : tensor<1000x64xf32>, tensor<i32> -> tensor<1000xf32>
   %1 = nn.gather %t[%e] axis = 1 : tensor<1000x64xf32>, tensor<i32> -> tensor<1000xf32>
+  // The transpose of the first gather.
+  // CHECK: nn.scatter_add %{{.*}}[%{{.*}}] axis = 0 size = 1000 : tensor<4x16x64xf32>, tensor<4x16xi64> -> tensor<1000x64xf32>
+  %sa = nn.scatter_add %0[%tok] axis = 0 size = 1000 : tensor<4x16x64xf32>, tensor<4x16xi64> -> tensor<1000x64xf32>
   // CHECK: nn.reshape %{{.*}} [4, 4, 16] : tensor<4x64xf32> -> tensor<4x4x16xf32>
   %2 = nn.reshape %x [4, 4, 16] : tensor<4x64xf32> -> tensor<4x4x16xf32>
   // CHECK: nn.transpose %{{.*}} [1, 0] : tensor<4x64xf32> -> tensor<64x4xf32>

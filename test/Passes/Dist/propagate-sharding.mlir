@@ -212,6 +212,22 @@ func.func @embedding_hidden(%t: tensor<1000x64xf32> {dist.sharding = #dist.shard
 
 // -----
 
+// The gradient of an embedding table from a data-parallel batch: each
+// device scatters its tokens' gradients into a whole table, so the table's
+// gradient is partial over the batch axis (the data-parallel all-reduce);
+// the hidden split carries over.
+// CHECK-LABEL: func.func @embedding_gradient
+// CHECK-SAME: -> (tensor<1000x64xf32> {dist.sharding = #dist.sharding<@m, [{}, {"tp"}]>})
+// CHECK: nn.scatter_add {{.*}} {dist.shardings = [#dist.sharding<@m, [{}, {"tp"}], partial = {"dp"}>]}
+dist.mesh @m axes [<"dp" = 2, intra_node>, <"tp" = 4, intra_node>]
+func.func @embedding_gradient(%g: tensor<4x16x64xf32> {dist.sharding = #dist.sharding<@m, [{"dp"}, {}, {"tp"}]>},
+                              %ids: tensor<4x16xi64> {dist.sharding = #dist.sharding<@m, [{"dp"}, {}]>}) -> tensor<1000x64xf32> {
+  %0 = nn.scatter_add %g[%ids] axis = 0 size = 1000 : tensor<4x16x64xf32>, tensor<4x16xi64> -> tensor<1000x64xf32>
+  return %0 : tensor<1000x64xf32>
+}
+
+// -----
+
 // Softmax over a split axis: the axis is whole in the result (the rule
 // marks it replicated: not a conflict, no remark); the other dimension
 // keeps its split.

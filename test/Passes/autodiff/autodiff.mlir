@@ -43,11 +43,45 @@ func.func @no_loss() {
 
 // -----
 
-func.func @no_rule(%ids: tensor<4xi64>) -> tensor<f32> {
+func.func @no_rule(%x: tensor<1x1x4x4xf32>) -> tensor<f32> {
+  %w = nn.parameter "w" = dense<1.0> : tensor<1x1x2x2xf32>
+  // expected-error@+1 {{cannot differentiate through 'nn.conv2d': it has no gradient rule}}
+  %y = nn.conv2d %x, %w : tensor<1x1x4x4xf32>, tensor<1x1x2x2xf32> -> tensor<1x1x3x3xf32>
+  %l = nn.reduce_sum %y axes = [0, 1, 2, 3] : tensor<1x1x3x3xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// An embedding lookup: the table's gradient scatters the rows' gradients
+// back to the rows they were read from, adding up repeated ids.
+// CHECK-LABEL: func.func @embedding
+// CHECK-SAME: -> (tensor<f32>, tensor<8x2xf32> {nn.name = "grad:table"})
+// CHECK: %[[T:.*]] = nn.parameter "table"
+// CHECK: nn.gather %[[T]][%arg0] axis = 0
+// CHECK: %[[G:.*]] = nn.broadcast_to %{{.*}} [4, 2] : tensor<1x1xf32> -> tensor<4x2xf32>
+// CHECK: %[[GT:.*]] = nn.scatter_add %[[G]][%arg0] axis = 0 size = 8 : tensor<4x2xf32>, tensor<4xi64> -> tensor<8x2xf32>
+// CHECK: return %{{.*}}, %[[GT]]
+func.func @embedding(%ids: tensor<4xi64>) -> tensor<f32> {
   %t = nn.parameter "table" = dense<1.0> : tensor<8x2xf32>
-  // expected-error@+1 {{cannot differentiate through 'nn.gather': it has no gradient rule}}
   %e = nn.gather %t[%ids] axis = 0 : tensor<8x2xf32>, tensor<4xi64> -> tensor<4x2xf32>
   %l = nn.reduce_sum %e axes = [0, 1] : tensor<4x2xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// scatter_add's gradient gathers the rows its updates went to.
+// CHECK-LABEL: func.func @scatter
+// CHECK: %[[P:.*]] = nn.parameter "u"
+// CHECK: %[[S:.*]] = nn.scatter_add %[[P]][%arg0] axis = 1 size = 5 : tensor<2x3xf32>, tensor<3xi32> -> tensor<2x5xf32>
+// CHECK: %[[GU:.*]] = nn.gather %{{.*}}[%arg0] axis = 1 : tensor<2x5xf32>, tensor<3xi32> -> tensor<2x3xf32>
+// CHECK: return %{{.*}}, %[[GU]]
+func.func @scatter(%ids: tensor<3xi32>) -> tensor<f32> {
+  %u = nn.parameter "u" = dense<1.0> : tensor<2x3xf32>
+  %s = nn.scatter_add %u[%ids] axis = 1 size = 5 : tensor<2x3xf32>, tensor<3xi32> -> tensor<2x5xf32>
+  %q = nn.mul %s, %s : tensor<2x5xf32>, tensor<2x5xf32>
+  %l = nn.reduce_sum %q axes = [0, 1] : tensor<2x5xf32> -> tensor<f32>
   return %l : tensor<f32>
 }
 

@@ -6,7 +6,9 @@ finite differences of the compiled forward function.
 
 Each case applies ops to its arguments; the loss is sum(result * c) with a
 random c, so that every element of the result gets its own weight. c is an
-argument too, and its gradient (the result) is checked as well.
+argument too, and its gradient (the result) is checked as well. Arguments
+are (name, shape) for f64 ones and (name, shape, values) for integer ones
+(indices) of fixed values; `labels` are random class indices.
 """
 
 import argparse
@@ -129,6 +131,35 @@ CASES = {
               f"%a, %b = nn.split %x axis = 1 sizes = [1, 3] : {S} -> "
               f"{t([3, 1])}, {t([3, 3])}\n"
               f"%r = nn.mul %b, %b : {t([3, 3])}, {t([3, 3])}", [3, 3]),
+    # Repeated indices accumulate; negative ones count from the end.
+    "gather_embedding": ([("table", [5, 3]),
+                          ("ids", [2, 3], [[0, 2, 2], [-1, 4, 0]])],
+                         f"%r = nn.gather %table[%ids] axis = 0 : "
+                         f"{t([5, 3])}, {t([2, 3], 'i64')} -> "
+                         f"{t([2, 3, 3])}", [2, 3, 3]),
+    "gather_inner_axis_i32": ([("x", [2, 4, 3]),
+                               ("ids", [3], np.array([3, -4, 3], np.int32))],
+                              f"%r = nn.gather %x[%ids] axis = 1 : "
+                              f"{t([2, 4, 3])}, {t([3], 'i32')} -> "
+                              f"{t([2, 3, 3])}", [2, 3, 3]),
+    "gather_scalar_index": ([("x", [3, 4]), ("ids", [], -1)],
+                            f"%r = nn.gather %x[%ids] axis = 1 : {S}, "
+                            f"{t([], 'i64')} -> {t([3])}", [3]),
+    # A table read by two lookups and directly: the gradients add up.
+    "gather_twice": ([("table", [4, 2]), ("ids", [3], [1, 1, 2])],
+                     f"%a = nn.gather %table[%ids] axis = 0 : {t([4, 2])}, "
+                     f"{t([3], 'i64')} -> {t([3, 2])}\n"
+                     f"%b = nn.gather %a[%ids] axis = 0 : {t([3, 2])}, "
+                     f"{t([3], 'i64')} -> {t([3, 2])}\n"
+                     f"%c2 = nn.mul %a, %b : {t([3, 2])}, {t([3, 2])}\n"
+                     f"%s = nn.slice %table offsets = [0, 0] sizes = [3, 2] "
+                     f"strides = [1, 1] : {t([4, 2])} -> {t([3, 2])}\n"
+                     f"%r = nn.add %c2, %s : {t([3, 2])}, {t([3, 2])}",
+                     [3, 2]),
+    "scatter_add": ([("u", [2, 3, 2]), ("ids", [3], [2, -1, 2])],
+                    f"%r = nn.scatter_add %u[%ids] axis = 1 size = 4 : "
+                    f"{t([2, 3, 2])}, {t([3], 'i64')} -> {t([2, 4, 2])}",
+                    [2, 4, 2]),
     "chain": ([("x", [2, 3]), ("w", [3, 4]), ("b", [4])],
               f"%h = nn.matmul %x, %w : {t([2, 3])}, {t([3, 4])} -> "
               f"{t([2, 4])}\n%a = nn.add %h, %b : {t([2, 4])}, {t([4])}\n"
@@ -137,10 +168,28 @@ CASES = {
 }
 
 
+def index_values(argument):
+    """The fixed integer values of an index argument (name, shape, values),
+    as an array of its shape; None for float arguments."""
+    if len(argument) < 3:
+        return None
+    values = np.asarray(argument[2])
+    if values.dtype != np.int32:
+        values = values.astype(np.int64)
+    return values.reshape(argument[1])
+
+
+def arg_type(argument):
+    name, shape = argument[0], argument[1]
+    values = index_values(argument)
+    if values is not None:
+        return t(shape, f"i{values.dtype.itemsize * 8}")
+    return t(shape, "i64" if name == "labels" else "f64")
+
+
 def module(args, body, shape):
     params = ", ".join(
-        f"%{n}: {t(s, 'i64' if n == 'labels' else 'f64')} "
-        f"{{nn.name = \"{n}\"}}" for n, s in args)
+        f"%{a[0]}: {arg_type(a)} {{nn.name = \"{a[0]}\"}}" for a in args)
     axes = ", ".join(str(i) for i in range(len(shape)))
     reduce = (f"%l = nn.reduce_sum %m axes = [{axes}] : {t(shape)} -> "
               f"{t([])}" if shape else "%l = nn.add %m, %m0 : "
@@ -175,7 +224,10 @@ def main():
              "-o", base + ".grad.mlir"])
         run([args.loomc, base + ".mlir", "-o", base + ".loom"])
         run([args.loomc, base + ".grad.mlir", "-o", base + ".grad.loom"])
-        feeds = {n: rng.standard_normal(s) for n, s in arguments}
+        feeds = {a[0]: rng.standard_normal(a[1]) for a in arguments
+                 if index_values(a) is None}
+        feeds.update({a[0]: index_values(a) for a in arguments
+                      if index_values(a) is not None})
         if "labels" in feeds:
             classes = 5
             feeds["labels"] = rng.randint(0, classes, feeds["labels"].shape)
