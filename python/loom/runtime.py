@@ -59,6 +59,9 @@ def library():
             ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p),
             ctypes.POINTER(ctypes.c_void_p), ctypes.c_char_p, ctypes.c_size_t]
         lib.loom_set_num_threads.argtypes = [ctypes.c_int]
+        lib.loom_program_load_parameters.restype = ctypes.c_int
+        lib.loom_program_load_parameters.argtypes = [
+            ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t]
         _lib = lib
     return _lib
 
@@ -137,6 +140,16 @@ class Program:
                      len(err)):
             raise LoomError(err.value.decode())
         return {name: a for (name, _, _), a in zip(self.outputs, self._out)}
+
+    def load_parameters(self, path):
+        """Replaces the parameters with the tensors of the same names in the
+        safetensors file `path` (e.g. written by `loom-ckpt export`). Every
+        parameter the artifact stores must be there with its dtype and
+        shape; nothing changes on error."""
+        err = self._err
+        if library().loom_program_load_parameters(
+                self._handle, os.fsencode(path), err, len(err)):
+            raise LoomError(err.value.decode())
 
     def __del__(self):
         if getattr(self, "_handle", None) and _lib is not None:

@@ -66,13 +66,16 @@ FILE *commLog(int rank) {
 
 //===----------------------------------------------------------------------===//
 // LOOM_TEST_FAULT=rank=R,collective=K,action=kill|exit|hang
+//                 rank=R,step=S,action=nan
+//                 rank=R,ckpt=K,action=kill
 //===----------------------------------------------------------------------===//
 
 struct Fault {
   bool enabled = false;
   int rank = 0;
-  int64_t collective = 0;
-  enum Action { Kill, Exit, Hang } action = Kill;
+  enum Trigger { Collective, Step, Checkpoint } trigger = Collective;
+  int64_t at = 0;
+  enum Action { Kill, Exit, Hang, Nan } action = Kill;
 };
 
 Fault parseFault() {
@@ -81,7 +84,8 @@ Fault parseFault() {
   if (!text || !*text)
     return fault;
   std::string spec = text;
-  bool haveRank = false, haveCollective = false, haveAction = false;
+  bool haveRank = false, haveTrigger = false, haveAction = false;
+  int triggers = 0;
   size_t start = 0;
   while (start <= spec.size()) {
     size_t end = spec.find(',', start);
@@ -95,29 +99,47 @@ Fault parseFault() {
     if (key == "rank") {
       fault.rank = static_cast<int>(std::strtol(value.c_str(), &stop, 10));
       haveRank = !value.empty() && *stop == '\0';
-    } else if (key == "collective") {
-      fault.collective = std::strtoll(value.c_str(), &stop, 10);
-      haveCollective = !value.empty() && *stop == '\0';
+    } else if (key == "collective" || key == "step" || key == "ckpt") {
+      fault.trigger = key == "collective" ? Fault::Collective
+                      : key == "step"     ? Fault::Step
+                                          : Fault::Checkpoint;
+      fault.at = std::strtoll(value.c_str(), &stop, 10);
+      haveTrigger = !value.empty() && *stop == '\0';
+      ++triggers;
     } else if (key == "action") {
-      haveAction = value == "kill" || value == "exit" || value == "hang";
+      haveAction = value == "kill" || value == "exit" || value == "hang" ||
+                   value == "nan";
       fault.action = value == "exit"   ? Fault::Exit
                      : value == "hang" ? Fault::Hang
+                     : value == "nan"  ? Fault::Nan
                                        : Fault::Kill;
     }
     start = end + 1;
   }
-  fault.enabled = haveRank && haveCollective && haveAction;
+  // nan only at a step; a checkpoint only kills.
+  bool consistent =
+      triggers == 1 &&
+      (fault.trigger == Fault::Step) == (fault.action == Fault::Nan) &&
+      (fault.trigger != Fault::Checkpoint || fault.action == Fault::Kill);
+  fault.enabled = haveRank && haveTrigger && haveAction && consistent;
   if (!fault.enabled)
     std::fprintf(stderr,
                  "loom: warning: ignoring LOOM_TEST_FAULT='%s' (expected "
-                 "rank=R,collective=K,action=kill|exit|hang)\n",
+                 "rank=R,collective=K,action=kill|exit|hang, "
+                 "rank=R,step=S,action=nan or rank=R,ckpt=K,action=kill)\n",
                  text);
   return fault;
 }
 
-void injectFault(int64_t call, int rank) {
+const Fault &theFault() {
   static const Fault fault = parseFault();
-  if (!fault.enabled || fault.rank != rank || fault.collective != call)
+  return fault;
+}
+
+void injectFault(int64_t call, int rank) {
+  const Fault &fault = theFault();
+  if (!fault.enabled || fault.trigger != Fault::Collective ||
+      fault.rank != rank || fault.at != call)
     return;
   switch (fault.action) {
   case Fault::Kill:
@@ -129,9 +151,25 @@ void injectFault(int64_t call, int rank) {
   case Fault::Hang:
     for (;;)
       ::pause();
+  case Fault::Nan:
+    break;
   }
 }
+} // namespace
 
+bool loom::rt::faultNanAtStep(int rank, int64_t step) {
+  const Fault &fault = theFault();
+  return fault.enabled && fault.trigger == Fault::Step && fault.rank == rank &&
+         fault.at == step;
+}
+
+bool loom::rt::faultKillInCheckpoint(int rank, int64_t checkpoint) {
+  const Fault &fault = theFault();
+  return fault.enabled && fault.trigger == Fault::Checkpoint &&
+         fault.rank == rank && fault.at == checkpoint;
+}
+
+namespace {
 //===----------------------------------------------------------------------===//
 // Scratch memory
 //===----------------------------------------------------------------------===//

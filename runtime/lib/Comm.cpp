@@ -471,31 +471,6 @@ void destroyGroups(loom_comm *comm, std::vector<BoundGroup> &groups) {
   }
 }
 
-/// This rank's block of every sharded parameter.
-bool sliceParameters(const loom_program &program, int rank,
-                     std::vector<AlignedBuffer> &blocks, std::string &error) {
-  const Manifest &manifest = program.manifest;
-  blocks.resize(manifest.parameters.size());
-  std::vector<int64_t> sizes = manifest.meshSizes();
-  for (size_t i = 0; i < manifest.parameters.size(); ++i) {
-    const TensorSpec &parameter = manifest.parameters[i];
-    if (!parameter.isSharded())
-      continue;
-    if (!blocks[i].allocate(parameter.nbytes)) {
-      error = "cannot allocate " + std::to_string(parameter.nbytes) +
-              " bytes for this rank's block of parameter '" + parameter.name +
-              "'";
-      return false;
-    }
-    layout::extractBlock(
-        mappedParameter(program, i), blocks[i].data(), parameter.globalShape,
-        parameter.shape,
-        layout::blockOffsets(sizes, parameter.sharding, parameter.shape, rank),
-        loom_dtype_size(parameter.dtype));
-  }
-  return true;
-}
-
 /// Splits the world into this rank's communicator of every group (all
 /// ranks take part in every split, in manifest order).
 bool splitGroups(loom_comm *comm, const Manifest &manifest,
@@ -562,7 +537,9 @@ void loom::rt::unbindProgram(loom_program *program) {
   if (!comm)
     return;
   destroyGroups(comm, program->binding.groups);
-  for (size_t i = 0; i < program->parameterBlocks.size(); ++i) {
+  // Owned parameters are state (training): this rank's blocks stay.
+  for (size_t i = 0;
+       !program->ownsParameters && i < program->parameterBlocks.size(); ++i) {
     AlignedBuffer &block = program->parameterBlocks[i];
     if (!block.isAllocated())
       continue;
@@ -606,7 +583,8 @@ extern "C" int loom_program_bind(loom_program *program, loom_comm *comm,
   std::vector<AlignedBuffer> blocks;
   std::string error;
   bool peerFailed = false;
-  bool ok = sliceParameters(*program, comm->rank, blocks, error);
+  bool ok = makeParameterBlocks(*program, comm->rank, program->ownsParameters,
+                                blocks, error);
   if (!agree(comm, ok, error, peerFailed))
     return fail(peerFailed ? LOOM_ERROR_PEER_FAILED : LOOM_ERROR_OUT_OF_MEMORY,
                 "loom_program_bind: " + error, err, errLen);
@@ -624,12 +602,9 @@ extern "C" int loom_program_bind(loom_program *program, loom_comm *comm,
   }
 
   program->binding = std::move(binding);
-  for (size_t i = 0; i < blocks.size(); ++i) {
-    if (!blocks[i].isAllocated())
-      continue;
-    program->parameterBlocks[i] = std::move(blocks[i]);
-    program->parameterData[i] = program->parameterBlocks[i].data();
-  }
+  for (size_t i = 0; i < blocks.size(); ++i)
+    if (blocks[i].isAllocated())
+      setParameterBlock(*program, i, std::move(blocks[i]));
   comm->boundPrograms.push_back(program);
   if (!manifest.mesh.empty())
     openCommLog(comm->rank);

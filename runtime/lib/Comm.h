@@ -155,6 +155,13 @@ void flushCommLog();
 /// log rather than none.
 void openCommLog(int rank);
 
+/// The LOOM_TEST_FAULT hooks of training runs (Collectives.cpp): whether
+/// rank `rank` makes its loss scale NaN at step `step` (0-based), and
+/// whether it SIGKILLs itself while writing its shard of the
+/// `checkpoint`-th (0-based) checkpoint of this process.
+bool faultNanAtStep(int rank, int64_t step);
+bool faultKillInCheckpoint(int rank, int64_t checkpoint);
+
 /// Program.cpp: drops `program`'s binding (its groups and parameter
 /// blocks); called by loom_comm_free for programs still bound.
 void unbindProgram(loom_program *program);

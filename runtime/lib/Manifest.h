@@ -33,8 +33,60 @@ struct TensorSpec {
   /// Parameters only: where the global tensor's bytes lie in the parameter
   /// file.
   uint64_t offset = 0;
+  /// Parameters only (format_version 3): `init: "zeros"` (no bytes in the
+  /// parameter file), and the output that holds the value after a step
+  /// (`update`; -1 for none).
+  bool initZeros = false;
+  std::string update;
+  int64_t updateOutput = -1;
 
   bool isSharded() const { return shape != globalShape; }
+  /// The axes that split dimension `d` (none when the manifest gives no
+  /// sharding).
+  const std::vector<int> &axesOf(size_t d) const {
+    static const std::vector<int> none;
+    return sharding.empty() ? none : sharding[d];
+  }
+};
+
+/// What a scalar training input holds (the manifest's training.scalars).
+enum class ScalarRole {
+  LearningRate,
+  BiasCorrection1,
+  BiasCorrection2,
+  LossScale
+};
+
+/// The manifest's `training` object (docs/Training.md).
+struct TrainingSpec {
+  /// Output indices of the loss and the gradient norm (-1: none).
+  int64_t lossOutput = -1;
+  int64_t gradNormOutput = -1;
+  std::string optimizerKind;
+  double lr = 0, beta1 = 0.9, beta2 = 0.999, eps = 1e-8, weightDecay = 0,
+         momentum = 0;
+  /// The optimizer object as written (checkpoints record it).
+  std::string optimizerJson;
+  bool cosine = false;
+  int64_t warmup = 0, decaySteps = 0;
+  double minLr = 0;
+  int64_t gradAccum = 1;
+  /// Negative when off.
+  double clipGradNorm = -1;
+  int64_t zero = 0;
+  /// (input index, role) per scalar input.
+  std::vector<std::pair<int64_t, ScalarRole>> scalars;
+  /// Input indices of the data inputs, and of the labels (-1: none).
+  std::vector<int64_t> dataInputs;
+  int64_t labelsInput = -1;
+  int64_t batch = 0;
+  /// 0 when not a token model.
+  int64_t tokensPerExample = 0;
+  /// 0 when unknown.
+  double flopsPerStep = 0;
+
+  /// The learning rate of step `step` (0-based).
+  double learningRate(int64_t step) const;
 };
 
 struct MeshAxis {
@@ -69,6 +121,9 @@ struct Manifest {
   std::vector<MeshAxis> mesh;
   std::vector<std::vector<int>> groups;
   std::vector<CollectiveSpec> collectives;
+  /// Training artifacts (format_version 3).
+  bool hasTraining = false;
+  TrainingSpec training;
 
   std::vector<int64_t> meshSizes() const;
   /// The number of devices: the product of the axis sizes (1 without mesh).

@@ -10,6 +10,7 @@
 
 #include "Program.h"
 #include "../kernels/PackedGemm.h"
+#include "Layout.h"
 #include "Manifest.h"
 #include "Target.h"
 #include "loom/runtime/Json.h"
@@ -39,6 +40,10 @@ bool isAligned(const void *ptr) {
 loom_program::~loom_program() {
   if (binding.comm)
     unbindProgram(this);
+  // Owned blocks outlive unbinding; their packings must not outlive them.
+  for (AlignedBuffer &block : parameterBlocks)
+    if (block.isAllocated())
+      loom::rt::packed::forgetRange(block.data(), block.size());
   if (library)
     ::dlclose(library);
   if (mappedParameters) {
@@ -294,6 +299,12 @@ extern "C" loom_program *loom_program_load_with_flags(const char *artifactDir,
       !mapParameters(*program, error, status) ||
       !loadLibrary(*program, error, status))
     return fail(program, error, err, errLen);
+  // Training state, and zeros the file does not hold, live in owned blocks.
+  bool anyZeros = false;
+  for (const TensorSpec &parameter : manifest.parameters)
+    anyZeros = anyZeros || parameter.initZeros;
+  if ((manifest.hasTraining || anyZeros) && !ownParameters(*program, error))
+    return fail(program, error, err, errLen);
   return program;
 }
 
@@ -302,9 +313,106 @@ extern "C" void loom_program_free(loom_program *program) { delete program; }
 const void *loom::rt::mappedParameter(const loom_program &program,
                                       size_t index) {
   const TensorSpec &parameter = program.manifest.parameters[index];
-  if (parameter.globalNbytes == 0 || !program.mappedParameters)
+  if (parameter.globalNbytes == 0 || !program.mappedParameters ||
+      parameter.initZeros)
     return emptyTensor;
   return static_cast<const char *>(program.mappedParameters) + parameter.offset;
+}
+
+bool loom::rt::makeParameterBlocks(const loom_program &program, int64_t rank,
+                                   bool all, std::vector<AlignedBuffer> &blocks,
+                                   std::string &error) {
+  const Manifest &manifest = program.manifest;
+  blocks.clear();
+  blocks.resize(manifest.parameters.size());
+  std::vector<int64_t> sizes = manifest.meshSizes();
+  for (size_t i = 0; i < manifest.parameters.size(); ++i) {
+    const TensorSpec &parameter = manifest.parameters[i];
+    if (!all && !parameter.isSharded())
+      continue;
+    if (!blocks[i].allocate(parameter.nbytes)) {
+      error = "cannot allocate " + std::to_string(parameter.nbytes) +
+              " bytes for this rank's block of parameter '" + parameter.name +
+              "'";
+      return false;
+    }
+    if (parameter.initZeros || parameter.nbytes == 0)
+      continue; // allocate() zero-fills
+    if (!parameter.isSharded()) {
+      std::memcpy(blocks[i].data(), mappedParameter(program, i),
+                  parameter.nbytes);
+      continue;
+    }
+    layout::extractBlock(
+        mappedParameter(program, i), blocks[i].data(), parameter.globalShape,
+        parameter.shape,
+        layout::blockOffsets(sizes, parameter.sharding, parameter.shape, rank),
+        loom_dtype_size(parameter.dtype));
+  }
+  return true;
+}
+
+void loom::rt::setParameterBlock(loom_program &program, size_t index,
+                                 AlignedBuffer &&block) {
+  AlignedBuffer &current = program.parameterBlocks[index];
+  if (current.isAllocated())
+    packed::forgetRange(current.data(), current.size());
+  current = std::move(block);
+  packed::forgetRange(current.data(), current.size());
+  program.parameterData[index] =
+      current.isAllocated() ? current.data() : mappedParameter(program, index);
+}
+
+bool loom::rt::ownParameters(loom_program &program, std::string &error) {
+  if (program.ownsParameters)
+    return true;
+  const Manifest &manifest = program.manifest;
+  std::vector<AlignedBuffer> blocks(manifest.parameters.size());
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    const TensorSpec &parameter = manifest.parameters[i];
+    if (program.parameterBlocks[i].isAllocated())
+      continue;
+    if (!blocks[i].allocate(parameter.nbytes)) {
+      error = "cannot allocate " + std::to_string(parameter.nbytes) +
+              " bytes for parameter '" + parameter.name + "'";
+      return false;
+    }
+    if (parameter.initZeros || parameter.nbytes == 0)
+      continue;
+    if (!parameter.isSharded()) {
+      std::memcpy(blocks[i].data(), mappedParameter(program, i),
+                  parameter.nbytes);
+      continue;
+    }
+    // Unbound: the block of rank 0 (binding replaces it).
+    std::vector<int64_t> sizes = manifest.meshSizes();
+    layout::extractBlock(mappedParameter(program, i), blocks[i].data(),
+                         parameter.globalShape, parameter.shape,
+                         layout::blockOffsets(sizes, parameter.sharding,
+                                              parameter.shape,
+                                              program.binding.rank),
+                         loom_dtype_size(parameter.dtype));
+  }
+  for (size_t i = 0; i < blocks.size(); ++i)
+    if (blocks[i].isAllocated())
+      setParameterBlock(program, i, std::move(blocks[i]));
+  program.ownsParameters = true;
+  return true;
+}
+
+void loom::rt::swapParameter(loom_program &program, size_t index,
+                             AlignedBuffer &buffer) {
+  AlignedBuffer &block = program.parameterBlocks[index];
+  packed::forgetRange(block.data(), block.size());
+  packed::forgetRange(buffer.data(), buffer.size());
+  std::swap(block, buffer);
+  program.parameterData[index] = block.data();
+}
+
+void *loom::rt::mutableParameter(loom_program &program, size_t index) {
+  AlignedBuffer &block = program.parameterBlocks[index];
+  packed::forgetRange(block.data(), block.size());
+  return block.data();
 }
 
 Binding loom::rt::unboundBinding(const Manifest &manifest) {

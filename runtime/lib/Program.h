@@ -42,6 +42,10 @@ struct loom_program {
   /// block of a sharded parameter (held in parameterBlocks).
   std::vector<const void *> parameterData;
   std::vector<loom::rt::AlignedBuffer> parameterBlocks;
+  /// Every parameter lives in parameterBlocks (training artifacts,
+  /// zero-initialised parameters, parameters loaded from a file): the
+  /// blocks are mutable state and outlive unbinding.
+  bool ownsParameters = false;
 
   void *library = nullptr;
   loom::rt::EntryFunction entry = nullptr;
@@ -60,6 +64,24 @@ const void *mappedParameter(const loom_program &program, size_t index);
 void promoteRuntimeToGlobalScope();
 /// The unbound binding: every group of one rank.
 Binding unboundBinding(const Manifest &manifest);
+/// Rank `rank`'s block of every sharded parameter, or of every parameter
+/// when `all` (zeros for `init: zeros`), into `blocks`.
+bool makeParameterBlocks(const loom_program &program, int64_t rank, bool all,
+                         std::vector<AlignedBuffer> &blocks,
+                         std::string &error);
+/// Makes block `index` the parameter's buffer, freeing the previous one
+/// (packed GEMM weights are cached by address: both ranges are forgotten).
+void setParameterBlock(loom_program &program, size_t index,
+                       AlignedBuffer &&block);
+/// Gives every parameter an owned block (this rank's), keeping the current
+/// values; false when out of memory.
+bool ownParameters(loom_program &program, std::string &error);
+/// Swaps parameter `index`'s buffer with `buffer` (same size), without a
+/// copy: `buffer` then holds the old value.
+void swapParameter(loom_program &program, size_t index, AlignedBuffer &buffer);
+/// The parameter's mutable block (ownsParameters only), after forgetting
+/// packings of its old contents: for callers about to overwrite it.
+void *mutableParameter(loom_program &program, size_t index);
 } // namespace loom::rt
 
 #endif // LOOM_RUNTIME_LIB_PROGRAM_H

@@ -28,6 +28,7 @@
 #include "loom/runtime/Npy.h"
 #include "loom/runtime/Runtime.h"
 #include "loom/runtime/Support.h"
+#include "loom/runtime/Train.h"
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
@@ -89,6 +90,30 @@ const char usageText[] =
     "  --comm-stats           print a summary of the collectives after the "
     "run\n"
     "\n"
+    "parameters and training (docs/Training.md):\n"
+    "  --params FILE.safetensors  take the parameters from FILE, by name (e.g. "
+    "from\n"
+    "                         loom-ckpt export)\n"
+    "  --train                train a loomc --train artifact instead of "
+    "running "
+    "once\n"
+    "  --data NAME=FILE       training data for input NAME: .npy (dimension 0 "
+    "indexes\n"
+    "                         examples) or a flat uint16 token file\n"
+    "  --steps S              train until S steps are done\n"
+    "  --batch B              the global batch (must be the compiled one)\n"
+    "  --seed X               the data order's seed (default: 0)\n"
+    "  --metrics FILE.jsonl   write per-step metrics (JSON lines)\n"
+    "  --ckpt DIR             write checkpoints into DIR\n"
+    "  --ckpt-every K         ... every K steps (default: after the last one)\n"
+    "  --resume               continue from the latest checkpoint in DIR\n"
+    "  --on-nan=skip|halt     a non-finite loss or gradient norm skips the "
+    "update\n"
+    "                         (default) or stops the run\n"
+    "  --log-every K          print progress every K steps (default: 10) when "
+    "not\n"
+    "                         on a terminal\n"
+    "\n"
     "exit status: 0 success, 1 error, 2 bad command line\n";
 
 struct Options {
@@ -110,6 +135,12 @@ struct Options {
   std::string comm;
   std::string commLog;
   bool commStats = false;
+  std::string params;
+  bool train = false;
+  loom::rt::train::Options training;
+  /// Training options given (for the "only with --train" check).
+  std::string trainingOption;
+  bool stepsGiven = false;
 };
 
 int error(const std::string &message) {
@@ -164,10 +195,16 @@ int parseOptions(int argc, char **argv, Options &options) {
       hasValue = true;
     }
     if (name == "--info" || name == "--help" || name == "-h" ||
-        name == "--version" || name == "--comm-stats") {
+        name == "--version" || name == "--comm-stats" || name == "--train" ||
+        name == "--resume") {
       if (hasValue)
         return usageError("option '" + name + "' takes no value");
-      if (name == "--info")
+      if (name == "--train")
+        options.train = true;
+      else if (name == "--resume") {
+        options.training.resume = true;
+        options.trainingOption = name;
+      } else if (name == "--info")
         options.info = true;
       else if (name == "--version")
         options.version = true;
@@ -181,14 +218,72 @@ int parseOptions(int argc, char **argv, Options &options) {
       name = "-np";
     if (name != "--input" && name != "--output-dir" && name != "--threads" &&
         name != "--bench" && name != "--warmup" && name != "-np" &&
-        name != "--timeout" && name != "--comm" && name != "--comm-log")
+        name != "--timeout" && name != "--comm" && name != "--comm-log" &&
+        name != "--params" && name != "--data" && name != "--steps" &&
+        name != "--batch" && name != "--seed" && name != "--metrics" &&
+        name != "--ckpt" && name != "--ckpt-every" && name != "--on-nan" &&
+        name != "--log-every")
       return usageError("unknown option '" + name + "'");
     if (!hasValue) {
       if (i + 1 >= argc)
         return usageError("option '" + name + "' needs a value");
       value = argv[++i];
     }
-    if (name == "--input") {
+    loom::rt::train::Options &training = options.training;
+    if (name == "--data" || name == "--steps" || name == "--batch" ||
+        name == "--seed" || name == "--metrics" || name == "--ckpt" ||
+        name == "--ckpt-every" || name == "--on-nan" || name == "--log-every")
+      options.trainingOption = name;
+    if (name == "--params") {
+      if (value.empty())
+        return usageError("--params needs a .safetensors file");
+      options.params = value;
+    } else if (name == "--data") {
+      size_t split = value.find('=');
+      if (split == std::string::npos || split == 0 || split + 1 == value.size())
+        return usageError("--data expects NAME=FILE, got '" + value + "'");
+      training.data.emplace_back(value.substr(0, split),
+                                 value.substr(split + 1));
+    } else if (name == "--steps") {
+      if (!parseCount(value, 1, INT64_MAX / 4, training.steps))
+        return usageError("--steps expects a number of steps of at least 1, "
+                          "got '" +
+                          value + "'");
+      options.stepsGiven = true;
+    } else if (name == "--batch") {
+      if (!parseCount(value, 1, INT64_MAX / 4, training.batch))
+        return usageError("--batch expects a batch size of at least 1, got '" +
+                          value + "'");
+    } else if (name == "--seed") {
+      int64_t seed = 0;
+      if (!parseCount(value, 0, INT64_MAX, seed))
+        return usageError("--seed expects a non-negative integer, got '" +
+                          value + "'");
+      training.seed = static_cast<uint64_t>(seed);
+      training.seedGiven = true;
+    } else if (name == "--metrics") {
+      if (value.empty())
+        return usageError("--metrics needs a file");
+      training.metrics = value;
+    } else if (name == "--ckpt") {
+      if (value.empty())
+        return usageError("--ckpt needs a directory");
+      training.ckptDir = value;
+    } else if (name == "--ckpt-every") {
+      if (!parseCount(value, 1, INT64_MAX / 4, training.ckptEvery))
+        return usageError("--ckpt-every expects a number of steps of at "
+                          "least 1, got '" +
+                          value + "'");
+    } else if (name == "--log-every") {
+      if (!parseCount(value, 1, INT64_MAX / 4, training.logEvery))
+        return usageError("--log-every expects a number of steps of at least "
+                          "1, got '" +
+                          value + "'");
+    } else if (name == "--on-nan") {
+      if (value != "skip" && value != "halt")
+        return usageError("--on-nan expects skip or halt, got '" + value + "'");
+      training.haltOnNan = value == "halt";
+    } else if (name == "--input") {
       size_t split = value.find('=');
       if (split == std::string::npos || split == 0 || split + 1 == value.size())
         return usageError("--input expects NAME=FILE.npy, got '" + value + "'");
@@ -247,6 +342,22 @@ int parseOptions(int argc, char **argv, Options &options) {
     return usageError("no artifact given");
   if (options.warmupGiven && !options.benchGiven)
     return usageError("--warmup only applies with --bench");
+  if (!options.train && !options.trainingOption.empty())
+    return usageError(options.trainingOption + " only applies with --train");
+  if (options.train) {
+    if (!options.inputs.empty())
+      return usageError("--train fills the inputs itself: give training data "
+                        "with --data NAME=FILE, not --input");
+    if (options.benchGiven)
+      return usageError("--bench does not apply with --train");
+    if (!options.stepsGiven)
+      return usageError("--train needs --steps S");
+    const loom::rt::train::Options &training = options.training;
+    if (training.resume && training.ckptDir.empty())
+      return usageError("--resume needs --ckpt DIR");
+    if (training.ckptEvery && training.ckptDir.empty())
+      return usageError("--ckpt-every needs --ckpt DIR");
+  }
   return -1;
 }
 
@@ -745,6 +856,30 @@ int runRank(const Options &options) {
                   bound == LOOM_ERROR_PEER_FAILED))
     return 1;
 
+  if (!options.params.empty()) {
+    problem.clear();
+    if (loom_program_load_parameters(program, options.params.c_str(), message,
+                                     sizeof(message)) != LOOM_OK)
+      problem = message;
+    if (!self.agree(problem))
+      return 1;
+  }
+  if (options.threads > 0)
+    loom_set_num_threads(options.threads);
+  if (options.train) {
+    loom::rt::train::Hooks hooks;
+    hooks.agree = [&self](const std::string &ownError) {
+      return self.agree(ownError);
+    };
+    hooks.failHere = [&self](const std::string &text) {
+      return self.failHere(text);
+    };
+    int code = loom::rt::train::run(program, comm, options.training, hooks);
+    if (code == 0)
+      writeRankStatus(self.rank, "ok", 0, "");
+    return code;
+  }
+
   // Inputs: every rank reads the whole tensors and keeps its blocks.
   std::vector<NpyArray> inputArrays;
   problem = readInputs(program, options, inputArrays);
@@ -768,8 +903,6 @@ int runRank(const Options &options) {
       inputArrays[i].data.reset(); // only the block is needed now
     }
   }
-  if (options.threads > 0)
-    loom_set_num_threads(options.threads);
 
   // Only rank 0 writes outputs.
   std::vector<std::string> fileNames = outputFileNames(program);
@@ -1112,6 +1245,8 @@ int launch(int argc, char **argv, const Options &options) {
                  "': " + errnoMessage(errno));
   statusDir = pattern;
   ::setenv("LOOM_STATUS_DIR", statusDir.c_str(), 1);
+  // Ranks see mpirun's pseudo-terminal; progress lines follow ours.
+  ::setenv("LOOM_PROGRESS_TTY", ::isatty(STDOUT_FILENO) ? "1" : "0", 1);
 
   std::vector<std::string> args = {mpirun};
   if (::geteuid() == 0)
@@ -1121,7 +1256,8 @@ int launch(int argc, char **argv, const Options &options) {
     args.push_back("--oversubscribe");
   // -q: loomrun names the failed ranks itself; --bind-to none: each rank
   // runs a thread pool of its own.
-  for (const char *arg : {"-q", "--bind-to", "none", "-x", "LOOM_STATUS_DIR"})
+  for (const char *arg : {"-q", "--bind-to", "none", "-x", "LOOM_STATUS_DIR",
+                          "-x", "LOOM_PROGRESS_TTY"})
     args.push_back(arg);
   args.push_back("-np");
   args.push_back(std::to_string(options.ranks));

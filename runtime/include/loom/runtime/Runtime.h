@@ -31,8 +31,10 @@ extern "C" {
 #define LOOM_RUNTIME_ABI_MIN_VERSION 1
 
 /* The manifest formats this runtime reads ("format_version"); 2 added the
- * mesh, groups, collectives and sharded tensors of distributed artifacts. */
-#define LOOM_ARTIFACT_FORMAT_VERSION 2
+ * mesh, groups, collectives and sharded tensors of distributed artifacts, 3
+ * the training object and the parameter keys init and update
+ * (docs/Training.md). */
+#define LOOM_ARTIFACT_FORMAT_VERSION 3
 #define LOOM_ARTIFACT_FORMAT_MIN_VERSION 1
 
 /* Alignment, in bytes, of every buffer handed to a compiled program. */
@@ -327,6 +329,44 @@ int loom_program_shard_input(const loom_program *program, size_t index,
 int loom_program_gather_output(loom_program *program, size_t index,
                                const void *local, void *global, int root,
                                char *err, size_t err_len);
+
+/*===--------------------------------------------------------------------===*/
+/* Parameters and training (format_version 3, docs/Training.md)             */
+/*===--------------------------------------------------------------------===*/
+
+/* 1 when the manifest has a "training" object, else 0. The parameters of
+ * such a program are owned, mutable buffers (this rank's blocks once bound;
+ * binding again resets them to the artifact's values). */
+int loom_program_is_training(const loom_program *program);
+
+/* Index of the parameter named `name`, or -1. */
+int64_t loom_program_find_parameter(const loom_program *program,
+                                    const char *name);
+
+/* Index of the output that holds parameter `index` after a step (its
+ * "update"), or -1 when it has none (frozen) or is out of range. */
+int64_t loom_program_parameter_update(const loom_program *program,
+                                      size_t index);
+
+/* After a run whose update is to be applied: copies every update output
+ * (`outputs` as passed to loom_program_run, this rank's blocks) into its
+ * parameter. */
+int loom_program_apply_updates(loom_program *program,
+                               const void *const *outputs, char *err,
+                               size_t err_len);
+
+/* Sets parameter `index` from the whole tensor `global` (global_nbytes
+ * bytes); a bound program keeps this rank's block. */
+int loom_program_set_parameter(loom_program *program, size_t index,
+                               const void *global, char *err, size_t err_len);
+
+/* Loads the parameters from a safetensors file (e.g. `loom-ckpt export`),
+ * by name: every parameter with data in the artifact must be in the file
+ * with its dtype and global shape (zero-initialised ones may be absent);
+ * other tensors in the file are ignored. Call it after loom_program_bind:
+ * binding again resets the parameters. Nothing changes on failure. */
+int loom_program_load_parameters(loom_program *program, const char *path,
+                                 char *err, size_t err_len);
 
 /*===--------------------------------------------------------------------===*/
 /* Kernels                                                                  */
