@@ -131,6 +131,13 @@ bool DataLoader::open(
                 " has " + std::to_string(array.shape[0]);
         return false;
       }
+      // Permutations hold 32-bit example indices.
+      if (array.shape[0] > int64_t(UINT32_MAX)) {
+        error = source.path + " holds " + std::to_string(array.shape[0]) +
+                " examples; the data loader takes at most " +
+                std::to_string(UINT32_MAX);
+        return false;
+      }
       numExamples = array.shape[0];
       firstNpy = source.path;
       source.exampleBytes =

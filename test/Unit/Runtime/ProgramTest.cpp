@@ -361,21 +361,21 @@ TEST_F(ArtifactTest, FormatAndVersions) {
                            "\"loom-artifact\": this is not a Loom artifact "
                            "manifest");
   manifest = affineManifest();
-  manifest.set("format_version", json::Value::integer(3));
+  manifest.set("format_version", json::Value::integer(4));
   // The version is checked before the rest of a manifest whose schema may
   // differ.
   manifest.erase("inputs");
   EXPECT_EQ(loadError(manifest),
             manifestPath + ": artifact '" + artifact() +
-                "' has format_version 3; this runtime reads format_version "
-                "1 to 2: recompile it with a matching loomc");
+                "' has format_version 4; this runtime reads format_version "
+                "1 to 3: recompile it with a matching loomc");
   manifest.set("format_version", json::Value::integer(0));
   EXPECT_EQ(loadError(manifest),
             manifestPath + ": artifact '" + artifact() +
                 "' has format_version 0; this runtime reads format_version "
-                "1 to 2: recompile it with a matching loomc");
-  // Both versions load.
-  for (int version : {1, 2}) {
+                "1 to 3: recompile it with a matching loomc");
+  // Every version loads.
+  for (int version : {1, 2, 3}) {
     manifest = affineManifest();
     manifest.set("format_version", json::Value::integer(version));
     EXPECT_EQ(loadError(manifest), "");
