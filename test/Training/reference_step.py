@@ -15,6 +15,7 @@ import argparse
 import json
 import math
 import os
+import shutil
 import subprocess
 import sys
 
@@ -24,7 +25,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "utils"))
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..",
                                 "python"))
 from loom import onnx_models  # noqa: E402
-import safetensors_reader  # noqa: E402
+import read_safetensors  # noqa: E402
 
 BATCH, STEPS = 32, 6
 
@@ -126,7 +127,9 @@ def main():
     parser.add_argument("--loom-ckpt", default="loom-ckpt")
     parser.add_argument("workdir")
     args = parser.parse_args()
-    os.makedirs(args.workdir, exist_ok=True)
+    if os.path.exists(args.workdir):
+        shutil.rmtree(args.workdir)
+    os.makedirs(args.workdir)
     model = onnx_models.mlp()
     onnx_path = os.path.join(args.workdir, "mlp.onnx")
     onnx_models.save(model, onnx_path)
@@ -150,7 +153,7 @@ def main():
         got = [json.loads(line) for line in open(metrics) if line.strip()]
         exported = os.path.join(args.workdir, name + ".safetensors")
         run([args.loom_ckpt, "export", ckpt, "-o", exported])
-        weights = safetensors_reader.load(exported)
+        weights = {k: v[1] for k, v in read_safetensors.read(exported)[0].items()}
         losses, norms, final = reference(cfg, initial_weights(model),
                                          x.astype(np.float64), y)
         ok = len(got) == STEPS
