@@ -4,7 +4,9 @@
 # native artifact and run it with loomrun on a seeded batch; split it
 # Megatron-style over a 2x2 mesh and run it on 4 ranks; then check the
 # hand-written Megatron-style plan for a two-layer MLP on a 2x4 mesh
-# (examples/mlp_plan.mlir) and show how each of its ops may be split.
+# (examples/mlp_plan.mlir) and show how each of its ops may be split; last,
+# train a character-level GPT data parallel on 2 ranks on the licence texts
+# every Debian machine has, plot its loss and sample from it.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 
@@ -51,3 +53,34 @@ loom-opt "$plan" -nn-print-sharding-rules -o /dev/null 2>&1 |
 echo
 echo "== cost of the plan (global shapes) =="
 loomc "$plan" --emit=cost
+echo
+
+echo "== training: a character-level GPT, data parallel on 2 ranks =="
+gpt=$out/chargpt
+mkdir -p "$gpt"
+PYTHONPATH=$LOOM_ROOT/python python -m loom.chardata "$gpt"
+vocab=$(python -c "import json, sys; print(json.load(open(sys.argv[1]))['size'])" "$gpt/vocab.json")
+PYTHONPATH=$LOOM_ROOT/python python -m loom.onnx_models "$gpt" gpt \
+  --config layers=2,hidden=64,heads=4,vocab=$vocab,seq=64,seed=0,train_init=1
+train=(--input-shape input_ids=32x64 --train --loss=cross_entropy --logits=logits
+       --optimizer=adamw --lr 3e-3 --weight-decay 0.01 --clip-grad-norm 1.0
+       --lr-schedule=cosine --warmup 20 --decay-steps 580 --min-lr 3e-4
+       --mesh dp=2)
+echo "-- the plan: what each of the 2 devices runs, its collectives --"
+loomc "$gpt/gpt.onnx" "${train[@]}" --emit=spmd --elide-weights |
+  grep -E "func.func|dist\." | cut -c1-220
+loomc "$gpt/gpt.onnx" "${train[@]}" -o "$gpt/train.loom"
+loomrun "$gpt/train.loom" --info | sed -n '/^mesh/p;/^collectives/,$p'
+echo "-- 600 steps of 32 x 64 characters on 2 ranks --"
+rm -rf "$gpt/ckpt"
+loomrun -np 2 "$gpt/train.loom" --train --data input_ids="$gpt/tokens.bin" \
+  --steps 600 --seed 0 --threads 1 --log-every 50 \
+  --metrics "$gpt/metrics.jsonl" --ckpt "$gpt/ckpt" --ckpt-every 200
+python "$LOOM_ROOT/scripts/plot_loss.py" "$gpt/metrics.jsonl" -o "$gpt/loss.png" \
+  --title "character-level GPT, data parallel on 2 ranks"
+loom-ckpt export "$gpt/ckpt" -o "$gpt/gpt.safetensors"
+echo "-- a sample (inference artifact on the exported weights) --"
+loomc "$gpt/gpt.onnx" --input-shape input_ids=1x64 -o "$gpt/infer.loom"
+PYTHONPATH=$LOOM_ROOT/python python -m loom.generate "$gpt/infer.loom" \
+  --params "$gpt/gpt.safetensors" --vocab "$gpt/vocab.json" \
+  --prompt "This License " --length 300 --seed 0

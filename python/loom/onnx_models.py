@@ -19,8 +19,11 @@ from onnx import TensorProto, helper, numpy_helper
 class GraphBuilder:
     """Accumulates nodes, initializers and Constant nodes, naming values."""
 
-    def __init__(self, seed):
+    def __init__(self, seed, train_init=False):
         self.rng = np.random.RandomState(seed)
+        # As a model about to be trained starts (nanoGPT's initialisation):
+        # normalisation scales 1, biases 0, weights N(0, 0.02).
+        self.train_init = train_init
         self.nodes = []
         self.initializers = []
         self.counter = 0
@@ -31,6 +34,13 @@ class GraphBuilder:
 
     def weight(self, name, shape, scale=0.1):
         data = (self.rng.standard_normal(shape) * scale).astype(np.float32)
+        if self.train_init:
+            if name.endswith(".bias"):
+                data = np.zeros(shape, np.float32)
+            elif ".ln_" in name or name.startswith("ln_"):
+                data = np.ones(shape, np.float32)
+            else:
+                data = (data * (0.02 / scale)).astype(np.float32)
         self.initializers.append(numpy_helper.from_array(data, name))
         return name
 
@@ -117,10 +127,11 @@ def mlp(seed=0):
         opset=13, name="mlp")
 
 
-def gpt(seed=0, opset=17, layers=2, hidden=32, heads=4, vocab=64, seq=16):
+def gpt(seed=0, opset=17, layers=2, hidden=32, heads=4, vocab=64, seq=16,
+        train_init=0):
     """A GPT-style decoder: token and position embeddings, causal attention
     masked with Trilu/Where, decomposed LayerNorm, erf-GELU MLP."""
-    g = GraphBuilder(seed)
+    g = GraphBuilder(seed, bool(train_init))
     head = hidden // heads
     ids = "input_ids"
     tok = g.op("Gather", [g.weight("wte.weight", [vocab, hidden]), ids], axis=0)
@@ -293,12 +304,15 @@ def main(argv=None):
                              "model")
     parser.add_argument("--config", default="",
                         help="gpt and bert sizes as KEY=VALUE,... (layers, "
-                             "hidden, heads, vocab, seq, seed)")
+                             "hidden, heads, vocab, seq, seed; gpt also "
+                             "train_init=1: the initialisation of a model "
+                             "about to be trained)")
     args = parser.parse_args(argv)
     config = {}
     for item in filter(None, args.config.split(",")):
         key, _, value = item.partition("=")
-        if key not in ("layers", "hidden", "heads", "vocab", "seq", "seed"):
+        if key not in ("layers", "hidden", "heads", "vocab", "seq", "seed",
+                       "train_init"):
             sys.exit(f"--config: unknown key {key!r}")
         config[key] = int(value)
     os.makedirs(args.outdir, exist_ok=True)
