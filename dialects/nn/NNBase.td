@@ -230,7 +230,8 @@ defvar NN_PoolWindowArguments = (ins DenseI64ArrayAttr:$kernel,
     DefaultValuedAttr<BoolAttr, "false">:$ceil_mode);
 
 class NN_PoolOp<string mnemonic, Type type, dag extraArguments = (ins)>
-    : NN_Op<mnemonic, [SameOperandsAndResultElementType]> {
+    : NN_Op<mnemonic, [SameOperandsAndResultElementType,
+                       DeclareOpInterfaceMethods<GradientOpInterface>]> {
   let arguments = !con((ins type:$input), NN_PoolWindowArguments,
                        extraArguments);
   let results = (outs type:$result);

@@ -298,7 +298,8 @@ def NN_MatmulOp : NN_Op<"matmul", [SameOperandsAndResultElementType,
   }];
 }
 
-def NN_Conv2dOp : NN_Op<"conv2d", [SameOperandsAndResultElementType]> {
+def NN_Conv2dOp : NN_Op<"conv2d", [SameOperandsAndResultElementType,
+    DeclareOpInterfaceMethods<GradientOpInterface>]> {
   let summary = "2-D convolution (NCHW input, OIHW filter)";
   let description = [{
     Input `[N, C, H, W]`, filter `[O, C / groups, KH, KW]`, optional bias
@@ -363,7 +364,8 @@ def NN_AvgPoolOp : NN_PoolOp<"avg_pool", NN_FloatTensor,
   }];
 }
 
-def NN_MaxPoolWithIndicesOp : NN_Op<"max_pool_with_indices"> {
+def NN_MaxPoolWithIndicesOp : NN_Op<"max_pool_with_indices",
+    [DeclareOpInterfaceMethods<GradientOpInterface>]> {
   let summary = "max pooling that also says where each maximum is";
   let description = [{
     `nn.max_pool` (same attributes, same `result`) that also gives, for each
@@ -404,7 +406,7 @@ def NN_MaxPoolWithIndicesOp : NN_Op<"max_pool_with_indices"> {
 }
 
 def NN_GlobalAvgPool2dOp : NN_Op<"global_avg_pool2d",
-                                 [SameOperandsAndResultElementType]> {
+    [SameOperandsAndResultElementType, DeclareOpInterfaceMethods<GradientOpInterface>]> {
   let summary = "mean over the spatial dimensions (NCHW)";
   let description = [{
     `[N, C, H, W] -> [N, C, 1, 1]`.
@@ -419,7 +421,7 @@ def NN_GlobalAvgPool2dOp : NN_Op<"global_avg_pool2d",
 }
 
 def NN_GlobalMaxPool2dOp : NN_Op<"global_max_pool2d",
-                                 [SameOperandsAndResultElementType]> {
+    [SameOperandsAndResultElementType, DeclareOpInterfaceMethods<GradientOpInterface>]> {
   let summary = "maximum over the spatial dimensions (NCHW)";
   let description = [{
     `[N, C, H, W] -> [N, C, 1, 1]`.
@@ -530,7 +532,8 @@ def NN_LayerNormOp : NN_Op<"layer_norm",
   let hasVerifier = 1;
 }
 
-def NN_BatchNormOp : NN_Op<"batch_norm", [SameOperandsAndResultElementType]> {
+def NN_BatchNormOp : NN_Op<"batch_norm", [SameOperandsAndResultElementType,
+    DeclareOpInterfaceMethods<GradientOpInterface>]> {
   let summary = "batch normalisation with running statistics (inference)";
   let description = [{
     `(x - mean) / sqrt(var + epsilon) * scale + bias` per channel (dimension
@@ -786,7 +789,7 @@ def NN_UnsqueezeOp : NN_Op<"unsqueeze", [DeclareOpInterfaceMethods<GradientOpInt
   let hasFolder = 1;
 }
 
-def NN_PadOp : NN_Op<"pad"> {
+def NN_PadOp : NN_Op<"pad", [DeclareOpInterfaceMethods<GradientOpInterface>]> {
   let summary = "pad each dimension at both ends";
   let description = [{
     Adds `low[d]` elements before and `high[d]` after dimension `d`. With
@@ -818,7 +821,7 @@ def NN_PadOp : NN_Op<"pad"> {
   let hasVerifier = 1;
 }
 
-def NN_TriluOp : NN_SameTypeOp<"trilu"> {
+def NN_TriluOp : NN_SameTypeOp<"trilu", [DeclareOpInterfaceMethods<GradientOpInterface>]> {
   let summary = "keep the upper or lower triangle of the last two dimensions";
   let description = [{
     Zeroes the elements below (`upper`) or above (lower) the `k`-th diagonal

@@ -43,11 +43,12 @@ func.func @no_loss() {
 
 // -----
 
-func.func @no_rule(%x: tensor<1x1x4x4xf32>) -> tensor<f32> {
-  %w = nn.parameter "w" = dense<1.0> : tensor<1x1x2x2xf32>
-  // expected-error@+1 {{cannot differentiate through 'nn.conv2d': it has no gradient rule}}
-  %y = nn.conv2d %x, %w : tensor<1x1x4x4xf32>, tensor<1x1x2x2xf32> -> tensor<1x1x3x3xf32>
-  %l = nn.reduce_sum %y axes = [0, 1, 2, 3] : tensor<1x1x3x3xf32> -> tensor<f32>
+func.func @no_rule(%x: tensor<4xf32>) -> tensor<f32> {
+  %w = nn.parameter "w" = dense<1.0> : tensor<4xf32>
+  %p = nn.mul %x, %w : tensor<4xf32>, tensor<4xf32>
+  // expected-error@+1 {{cannot differentiate through 'arith.negf': it has no gradient rule}}
+  %n = arith.negf %p : tensor<4xf32>
+  %l = nn.reduce_sum %n axes = [0] : tensor<4xf32> -> tensor<f32>
   return %l : tensor<f32>
 }
 
@@ -100,12 +101,134 @@ func.func @mixed(%x: tensor<4xf32>) -> tensor<bf16> {
 
 // -----
 
-func.func @strided(%x: tensor<8xf32>) -> tensor<f32> {
-  %w = nn.parameter "w" = dense<1.0> : tensor<8xf32>
-  %p = nn.mul %x, %w : tensor<8xf32>, tensor<8xf32>
-  // expected-error@+2 {{has no gradient rule for strides other than 1 yet}}
-  // expected-error@+1 {{the gradient rule of 'nn.slice' failed}}
-  %s = nn.slice %p offsets = [0] sizes = [4] strides = [2] : tensor<8xf32> -> tensor<4xf32>
-  %l = nn.reduce_sum %s axes = [0] : tensor<4xf32> -> tensor<f32>
+// A strided, grouped, padded convolution. d input: g placed at the windows'
+// strided starts (reshape, pad, reshape) and correlated with the filter
+// transposed per group and flipped in space. d filter: the input, batch and
+// channels swapped, correlated with g, strides and dilations swapped, cut to
+// the kernel. d bias: g summed over all but the channels.
+// CHECK-LABEL: func.func @conv
+// CHECK-SAME: -> (tensor<f32>, tensor<6x2x3x3xf32> {nn.name = "grad:w"}, tensor<6xf32> {nn.name = "grad:b"}, tensor<2x4x8x8xf32> {nn.name = "grad:x"})
+// CHECK: %[[G:.*]] = nn.broadcast_to %{{.*}} [2, 6, 4, 4]
+// CHECK: %[[G1:.*]] = nn.reshape %[[G]] [2, 6, 4, 1, 4, 1]
+// CHECK: %[[G2:.*]] = nn.pad %[[G1]] low = [0, 0, 0, 0, 0, 0] high = [0, 0, 0, 1, 0, 1]
+// CHECK: %[[G3:.*]] = nn.reshape %[[G2]] [2, 6, 8, 8]
+// CHECK: %[[G4:.*]] = nn.pad %[[G3]] low = [0, 0, 1, 1] high = [0, 0, 1, 1] : tensor<2x6x8x8xf32> -> tensor<2x6x10x10xf32>
+// CHECK: %[[W1:.*]] = nn.reshape %[[W:.*]] [2, 3, 2, 3, 3]
+// CHECK: %[[W2:.*]] = nn.transpose %[[W1]] [0, 2, 1, 3, 4]
+// CHECK: %[[W3:.*]] = nn.reshape %[[W2]] [4, 3, 3, 3]
+// CHECK: %[[WF:.*]] = nn.slice %[[W3]] offsets = [0, 0, 2, 2] sizes = [4, 3, 3, 3] strides = [1, 1, -1, -1]
+// CHECK: %[[DX:.*]] = nn.conv2d %[[G4]], %[[WF]] {groups = 2 : i64} : tensor<2x6x10x10xf32>, tensor<4x3x3x3xf32> -> tensor<2x4x8x8xf32>
+// CHECK: %[[X1:.*]] = nn.reshape %[[X:.*]] [2, 2, 2, 8, 8]
+// CHECK: %[[X2:.*]] = nn.transpose %[[X1]] [2, 1, 0, 3, 4]
+// CHECK: %[[X3:.*]] = nn.reshape %[[X2]] [2, 4, 8, 8]
+// CHECK: %[[GT:.*]] = nn.transpose %[[G]] [1, 0, 2, 3] : tensor<2x6x4x4xf32> -> tensor<6x2x4x4xf32>
+// CHECK: %[[C:.*]] = nn.conv2d %[[X3]], %[[GT]] {dilations = array<i64: 2, 2>, groups = 2 : i64, padding = array<i64: 1, 1, 1, 1>} : tensor<2x4x8x8xf32>, tensor<6x2x4x4xf32> -> tensor<2x6x4x4xf32>
+// CHECK: %[[CK:.*]] = nn.slice %[[C]] offsets = [0, 0, 0, 0] sizes = [2, 6, 3, 3]
+// CHECK: %[[DW:.*]] = nn.transpose %[[CK]] [1, 0, 2, 3] : tensor<2x6x3x3xf32> -> tensor<6x2x3x3xf32>
+// CHECK: %[[DB:.*]] = nn.reduce_sum %[[G]] axes = [0, 2, 3] : tensor<2x6x4x4xf32> -> tensor<6xf32>
+// CHECK: return %{{.*}}, %[[DW]], %[[DB]], %[[DX]]
+func.func @conv() -> tensor<f32> {
+  %w = nn.parameter "w" = dense<1.0> : tensor<6x2x3x3xf32>
+  %b = nn.parameter "b" = dense<0.0> : tensor<6xf32>
+  %x = nn.parameter "x" = dense<1.0> : tensor<2x4x8x8xf32>
+  %y = nn.conv2d %x, %w, %b {strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>, groups = 2 : i64} : tensor<2x4x8x8xf32>, tensor<6x2x3x3xf32>, tensor<6xf32> -> tensor<2x6x4x4xf32>
+  %l = nn.reduce_sum %y axes = [0, 1, 2, 3] : tensor<2x6x4x4xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// avg_pool: g times each window's reciprocal count, placed at every window
+// position and added up. max_pool: the pool again with the positions of the
+// maxima, and g scattered there in the flattened input.
+// CHECK-LABEL: func.func @pools
+// CHECK: %[[G:.*]] = nn.broadcast_to %{{.*}} [1, 2, 2, 1]
+// CHECK: %[[R:.*]] = nn.constant dense<{{\[}}[{{\[}}[5.000000e-01], [2.500000e-01]]]]> : tensor<1x1x2x1xf32>
+// CHECK: %[[GS:.*]] = nn.mul %[[G]], %[[R]]
+// CHECK-COUNT-4: nn.pad %[[GS]]
+// CHECK: %[[GA:.*]] = nn.add
+// CHECK: %{{.*}}, %[[I:.*]] = nn.max_pool_with_indices %[[X:.*]] {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>}
+// CHECK: %[[P:.*]] = nn.range 0 to 32 step 16 -> tensor<2xi64>
+// CHECK: %[[P1:.*]] = nn.reshape %[[P]] [1, 2, 1, 1]
+// CHECK: %[[FI:.*]] = nn.add %[[I]], %[[P1]] : tensor<1x2x2x2xi64>, tensor<1x2x1x1xi64>
+// CHECK: %[[FI1:.*]] = nn.reshape %[[FI]] [8]
+// CHECK: %[[GA1:.*]] = nn.reshape %[[GA]] [8]
+// CHECK: %[[S:.*]] = nn.scatter_add %[[GA1]][%[[FI1]]] axis = 0 size = 32 : tensor<8xf32>, tensor<8xi64> -> tensor<32xf32>
+// CHECK: %[[DX:.*]] = nn.reshape %[[S]] [1, 2, 4, 4]
+// CHECK: return %{{.*}}, %[[DX]]
+func.func @pools() -> tensor<f32> {
+  %x = nn.parameter "x" = dense<1.0> : tensor<1x2x4x4xf32>
+  %m = nn.max_pool %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : tensor<1x2x4x4xf32> -> tensor<1x2x2x2xf32>
+  %a = nn.avg_pool %m {kernel = array<i64: 2, 2>, padding = array<i64: 1, 0, 0, 0>} : tensor<1x2x2x2xf32> -> tensor<1x2x2x1xf32>
+  %l = nn.reduce_sum %a axes = [0, 1, 2, 3] : tensor<1x2x2x1xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// A dilated max pool may have windows over no input (index -1): their
+// gradients are dropped before the scatter.
+// CHECK-LABEL: func.func @dilated_max_pool
+// CHECK: %{{.*}}, %[[I:.*]] = nn.max_pool_with_indices
+// CHECK: %[[Z:.*]] = nn.constant dense<0> : tensor<i64>
+// CHECK: %[[K:.*]] = nn.compare ge, %[[I]], %[[Z]]
+// CHECK: %[[G:.*]] = nn.where %[[K]]
+// CHECK: nn.reshape %[[G]] [9]
+// CHECK: nn.scatter_add
+func.func @dilated_max_pool() -> tensor<f32> {
+  %x = nn.parameter "x" = dense<1.0> : tensor<1x1x3x3xf32>
+  %m = nn.max_pool %x {kernel = array<i64: 2, 2>, padding = array<i64: 2, 2, 2, 2>, dilations = array<i64: 4, 4>} : tensor<1x1x3x3xf32> -> tensor<1x1x3x3xf32>
+  %l = nn.reduce_sum %m axes = [0, 1, 2, 3] : tensor<1x1x3x3xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// trilu keeps the same triangle of g; a strided slice scatters g back to
+// the rows it read and pads the unit-stride dimension; a reflect pad reads
+// fixed positions along each dimension, so g scatters back along each.
+// CHECK-LABEL: func.func @movement
+// CHECK: %[[G:.*]] = nn.broadcast_to %{{.*}} [2, 3]
+// CHECK: %[[T:.*]] = nn.trilu %[[G]] upper k = 1 : tensor<2x3xf32>
+// CHECK: %[[ROWS:.*]] = nn.constant dense<[3, 1]> : tensor<2xi64>
+// CHECK: %[[S:.*]] = nn.scatter_add %[[T]][%[[ROWS]]] axis = 0 size = 4 : tensor<2x3xf32>, tensor<2xi64> -> tensor<4x3xf32>
+// CHECK: %[[P:.*]] = nn.pad %[[S]] low = [0, 1] high = [0, 2] : tensor<4x3xf32> -> tensor<4x6xf32>
+// CHECK: %[[R0:.*]] = nn.constant dense<[1, 0, 1, 2]> : tensor<4xi64>
+// CHECK: %[[D0:.*]] = nn.scatter_add %[[P]][%[[R0]]] axis = 0 size = 3 : tensor<4x6xf32>, tensor<4xi64> -> tensor<3x6xf32>
+// CHECK: %[[R1:.*]] = nn.constant dense<[0, 1, 2, 3, 2, 1]> : tensor<6xi64>
+// CHECK: %[[D1:.*]] = nn.scatter_add %[[D0]][%[[R1]]] axis = 1 size = 4 : tensor<3x6xf32>, tensor<6xi64> -> tensor<3x4xf32>
+// CHECK: return %{{.*}}, %[[D1]]
+func.func @movement() -> tensor<f32> {
+  %x = nn.parameter "x" = dense<1.0> : tensor<3x4xf32>
+  %p = nn.pad %x low = [1, 0] high = [0, 2] mode = reflect : tensor<3x4xf32> -> tensor<4x6xf32>
+  %s = nn.slice %p offsets = [3, 1] sizes = [2, 3] strides = [-2, 1] : tensor<4x6xf32> -> tensor<2x3xf32>
+  %t = nn.trilu %s upper k = 1 : tensor<2x3xf32>
+  %l = nn.reduce_sum %t axes = [0, 1] : tensor<2x3xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// A constant pad: g's slice at the input; batch_norm (running statistics)
+// gives gradients to the input, scale, bias, mean and variance.
+// CHECK-LABEL: func.func @norm
+// CHECK-SAME: -> (tensor<f32>, tensor<2x3x4x4xf32> {nn.name = "grad:x"}, tensor<3xf32> {nn.name = "grad:s"}, tensor<3xf32> {nn.name = "grad:b"}, tensor<3xf32> {nn.name = "grad:m"}, tensor<3xf32> {nn.name = "grad:v"})
+// CHECK: %[[RSTD:.*]] = nn.rsqrt
+// CHECK: %[[SC:.*]] = nn.mul %[[RSTD]], %[[S:.*]] : tensor<3xf32>, tensor<3xf32>
+// CHECK: %[[GSUM:.*]] = nn.reduce_sum %[[GY:.*]] axes = [0, 2, 3] : tensor<2x3x6x6xf32> -> tensor<3xf32>
+// CHECK: %[[SC1:.*]] = nn.reshape %[[SC]] [1, 3, 1, 1]
+// CHECK: %[[GX:.*]] = nn.mul %[[GY]], %[[SC1]]
+// CHECK: nn.neg
+// CHECK: %[[DX:.*]] = nn.slice %[[GX]] offsets = [0, 0, 1, 0] sizes = [2, 3, 4, 4] strides = [1, 1, 1, 1] : tensor<2x3x6x6xf32> -> tensor<2x3x4x4xf32>
+// CHECK: return %{{.*}}, %[[DX]], %{{.*}}, %[[GSUM]],
+func.func @norm() -> tensor<f32> {
+  %x = nn.parameter "x" = dense<1.0> : tensor<2x3x4x4xf32>
+  %s = nn.parameter "s" = dense<1.0> : tensor<3xf32>
+  %b = nn.parameter "b" = dense<0.0> : tensor<3xf32>
+  %m = nn.parameter "m" = dense<0.0> : tensor<3xf32>
+  %v = nn.parameter "v" = dense<1.0> : tensor<3xf32>
+  %p = nn.pad %x low = [0, 0, 1, 0] high = [0, 0, 1, 2] value = 0.0 : f32 : tensor<2x3x4x4xf32> -> tensor<2x3x6x6xf32>
+  %y = nn.batch_norm %p, %s, %b, %m, %v : tensor<2x3x6x6xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>
+  %l = nn.reduce_sum %y axes = [0, 1, 2, 3] : tensor<2x3x6x6xf32> -> tensor<f32>
   return %l : tensor<f32>
 }

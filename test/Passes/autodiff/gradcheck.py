@@ -160,6 +160,107 @@ CASES = {
                     f"%r = nn.scatter_add %u[%ids] axis = 1 size = 4 : "
                     f"{t([2, 3, 2])}, {t([3], 'i64')} -> {t([2, 4, 2])}",
                     [2, 4, 2]),
+    "conv2d": ([("x", [2, 3, 5, 5]), ("w", [4, 3, 3, 3]), ("b", [4])],
+               f"%r = nn.conv2d %x, %w, %b {{padding = array<i64: 1, 1, 1, "
+               f"1>}} : {t([2, 3, 5, 5])}, {t([4, 3, 3, 3])}, {t([4])} -> "
+               f"{t([2, 4, 5, 5])}", [2, 4, 5, 5]),
+    "conv2d_strided_dilated_grouped": (
+        [("x", [1, 4, 7, 6]), ("w", [6, 2, 2, 3])],
+        f"%r = nn.conv2d %x, %w {{strides = array<i64: 2, 1>, padding = "
+        f"array<i64: 1, 0, 2, 1>, dilations = array<i64: 1, 2>, groups = 2 "
+        f": i64}} : {t([1, 4, 7, 6])}, {t([6, 2, 2, 3])} -> "
+        f"{t([1, 6, 5, 3])}", [1, 6, 5, 3]),
+    # Stride 3 leaves the last row and column unread.
+    "conv2d_leftover": ([("x", [2, 1, 6, 6]), ("w", [2, 1, 2, 2])],
+                        f"%r = nn.conv2d %x, %w {{strides = array<i64: 3, "
+                        f"3>}} : {t([2, 1, 6, 6])}, {t([2, 1, 2, 2])} -> "
+                        f"{t([2, 2, 2, 2])}", [2, 2, 2, 2]),
+    # Padding wider than the kernel: whole windows in the padding.
+    "conv2d_wide_padding": ([("x", [1, 2, 3, 3]), ("w", [1, 2, 2, 2])],
+                            f"%r = nn.conv2d %x, %w {{padding = array<i64: "
+                            f"2, 2, 2, 2>}} : {t([1, 2, 3, 3])}, "
+                            f"{t([1, 2, 2, 2])} -> {t([1, 1, 6, 6])}",
+                            [1, 1, 6, 6]),
+    "max_pool": ([("x", [2, 2, 5, 5])],
+                 f"%r = nn.max_pool %x {{kernel = array<i64: 2, 2>, strides = "
+                 f"array<i64: 2, 2>, ceil_mode = true}} : {t([2, 2, 5, 5])} -> "
+                 f"{t([2, 2, 3, 3])}", [2, 2, 3, 3]),
+    "max_pool_padded_dilated": ([("x", [1, 2, 6, 6])],
+                                f"%r = nn.max_pool %x {{kernel = array<i64: 3, "
+                                f"3>, padding = array<i64: 1, 1, 1, 1>, "
+                                f"dilations = array<i64: 2, 2>}} : "
+                                f"{t([1, 2, 6, 6])} -> {t([1, 2, 4, 4])}",
+                                [1, 2, 4, 4]),
+    "max_pool_1d": ([("x", [2, 3, 7])],
+                    f"%r = nn.max_pool %x {{kernel = array<i64: 3>, strides = "
+                    f"array<i64: 2>}} : {t([2, 3, 7])} -> {t([2, 3, 3])}",
+                    [2, 3, 3]),
+    "max_pool_3d": ([("x", [1, 2, 4, 4, 3])],
+                    f"%r = nn.max_pool %x {{kernel = array<i64: 2, 2, 2>, "
+                    f"strides = array<i64: 2, 1, 1>}} : {t([1, 2, 4, 4, 3])} "
+                    f"-> {t([1, 2, 2, 3, 2])}", [1, 2, 2, 3, 2]),
+    "max_pool_with_indices": ([("x", [1, 2, 4, 5])],
+                              f"%r, %i = nn.max_pool_with_indices %x order = "
+                              f"column_major {{kernel = array<i64: 2, 2>}} : "
+                              f"{t([1, 2, 4, 5])} -> {t([1, 2, 3, 4])}, "
+                              f"{t([1, 2, 3, 4], 'i64')}", [1, 2, 3, 4]),
+    "avg_pool": ([("x", [1, 2, 5, 5])],
+                 f"%r = nn.avg_pool %x {{kernel = array<i64: 3, 3>, strides = "
+                 f"array<i64: 2, 2>, padding = array<i64: 1, 1, 0, 0>, "
+                 f"ceil_mode = true}} : {t([1, 2, 5, 5])} -> "
+                 f"{t([1, 2, 3, 3])}", [1, 2, 3, 3]),
+    "avg_pool_include_pad_dilated": ([("x", [2, 1, 5, 6])],
+                                     f"%r = nn.avg_pool %x {{kernel = "
+                                     f"array<i64: 2, 2>, dilations = "
+                                     f"array<i64: 2, 3>, padding = array<i64: "
+                                     f"1, 0, 0, 2>, count_include_pad = "
+                                     f"true}} : {t([2, 1, 5, 6])} -> "
+                                     f"{t([2, 1, 4, 5])}", [2, 1, 4, 5]),
+    "avg_pool_1d": ([("x", [2, 3, 7])],
+                    f"%r = nn.avg_pool %x {{kernel = array<i64: 3>, strides = "
+                    f"array<i64: 2>, padding = array<i64: 1, 1>}} : "
+                    f"{t([2, 3, 7])} -> {t([2, 3, 4])}", [2, 3, 4]),
+    "avg_pool_3d": ([("x", [1, 1, 4, 4, 4])],
+                    f"%r = nn.avg_pool %x {{kernel = array<i64: 2, 2, 2>, "
+                    f"strides = array<i64: 1, 2, 2>}} : {t([1, 1, 4, 4, 4])} "
+                    f"-> {t([1, 1, 3, 2, 2])}", [1, 1, 3, 2, 2]),
+    "global_avg_pool2d": ([("x", [2, 3, 2, 3])],
+                          f"%r = nn.global_avg_pool2d %x : {t([2, 3, 2, 3])} "
+                          f"-> {t([2, 3, 1, 1])}", [2, 3, 1, 1]),
+    "global_max_pool2d": ([("x", [2, 3, 2, 3])],
+                          f"%r = nn.global_max_pool2d %x : {t([2, 3, 2, 3])} "
+                          f"-> {t([2, 3, 1, 1])}", [2, 3, 1, 1]),
+    "batch_norm": ([("x", [2, 3, 2, 2]), ("s", [3]), ("b", [3]),
+                    ("mean", [3]), ("v", [3])],
+                   f"%pv = nn.exp %v : {t([3])}\n"
+                   f"%r = nn.batch_norm %x, %s, %b, %mean, %pv {{epsilon = 0.1 : "
+                   f"f64}} : {t([2, 3, 2, 2])}, {t([3])}, {t([3])}, {t([3])}, "
+                   f"{t([3])}", [2, 3, 2, 2]),
+    "pad_constant": ([("x", [3, 4])],
+                     f"%r = nn.pad %x low = [1, 0] high = [2, 3] value = 1.5 : "
+                     f"f64 : {S} -> {t([6, 7])}", [6, 7]),
+    "pad_reflect": ([("x", [3, 4])],
+                    f"%r = nn.pad %x low = [2, 1] high = [1, 3] mode = reflect "
+                    f": {S} -> {t([6, 8])}", [6, 8]),
+    "pad_edge": ([("x", [3, 4])],
+                 f"%r = nn.pad %x low = [0, 2] high = [3, 1] mode = edge : "
+                 f"{S} -> {t([6, 7])}", [6, 7]),
+    "pad_wrap": ([("x", [3, 4])],
+                 f"%r = nn.pad %x low = [4, 1] high = [1, 6] mode = wrap : "
+                 f"{S} -> {t([8, 11])}", [8, 11]),
+    "slice_negative_stride": ([("x", [5, 6])],
+                              f"%r = nn.slice %x offsets = [4, 1] sizes = [3, "
+                              f"2] strides = [-2, 3] : {t([5, 6])} -> "
+                              f"{t([3, 2])}", [3, 2]),
+    "slice_stride_2": ([("x", [5, 6])],
+                       f"%r = nn.slice %x offsets = [1, 1] sizes = [3, 2] "
+                       f"strides = [1, 2] : {t([5, 6])} -> {t([3, 2])}",
+                       [3, 2]),
+    "trilu_upper": ([("x", [2, 3, 4])],
+                    f"%r = nn.trilu %x upper k = 1 : {t([2, 3, 4])}",
+                    [2, 3, 4]),
+    "trilu_lower": ([("x", [3, 4])], f"%r = nn.trilu %x lower k = -1 : {S}",
+                    [3, 4]),
     "chain": ([("x", [2, 3]), ("w", [3, 4]), ("b", [4])],
               f"%h = nn.matmul %x, %w : {t([2, 3])}, {t([3, 4])} -> "
               f"{t([2, 4])}\n%a = nn.add %h, %b : {t([2, 4])}, {t([4])}\n"
