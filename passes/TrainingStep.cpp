@@ -80,6 +80,9 @@ struct NNBuildTrainingStepPass
     : loom::impl::NNBuildTrainingStepBase<NNBuildTrainingStepPass> {
   using Base::Base;
 
+  /// With loss=cross_entropy: the logits' classes.
+  int64_t numClasses = 0;
+
   LogicalResult checkOptions(Operation *at) {
     auto bad = [&](const Twine &message) {
       return at->emitError("training: ") << message;
@@ -204,8 +207,8 @@ struct NNBuildTrainingStepPass
     // sums: a batch split over devices then needs only scalar all-reduces
     // (nn.cross_entropy's mean would gather the logits).
     Value y = fn.getArgument(index);
-    int64_t classAxis = type.getRank() - 1,
-            numClasses = type.getDimSize(classAxis);
+    int64_t classAxis = type.getRank() - 1;
+    numClasses = type.getDimSize(classAxis);
     Type elem = type.getElementType();
     auto scalar = [&](double v) -> Value {
       auto t = RankedTensorType::get({}, elem);
@@ -404,8 +407,8 @@ struct NNBuildTrainingStepPass
     for (Trained &t : trained) {
       Value p = t.param.getResult(), g = t.grad;
       // ZeRO: each device updates its block of every tensor.
-      if (dist::ShardingAttr split = zeroLayout(
-              module, cast<RankedTensorType>(t.param.getType()))) {
+      if (dist::ShardingAttr split =
+              zeroLayout(module, cast<RankedTensorType>(t.param.getType()))) {
         if (zero < 3)
           p = b.create<dist::AnnotateOp>(loc, p.getType(), p, split);
         if (zero < 2)
@@ -517,8 +520,10 @@ struct NNBuildTrainingStepPass
         tokens = type.getDimSize(1);
     }
     set("data_inputs", b.getArrayAttr(data));
-    if (loss == "cross_entropy")
+    if (loss == "cross_entropy") {
       set("labels", b.getStringAttr(labels));
+      set("num_classes", b.getI64IntegerAttr(numClasses));
+    }
     if (batch > 0)
       set("batch", b.getI64IntegerAttr(batch));
     if (tokens > 0)

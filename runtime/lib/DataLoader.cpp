@@ -138,6 +138,8 @@ bool DataLoader::open(
                 std::to_string(UINT32_MAX);
         return false;
       }
+      if (index == spec.labelsInput && !checkLabels(source, spec, error))
+        return false;
       numExamples = array.shape[0];
       firstNpy = source.path;
       source.exampleBytes =
@@ -183,6 +185,8 @@ bool DataLoader::open(
         }
         source.labels = spec.labelsInput;
       }
+      if (source.labels >= 0 && !checkLabels(source, spec, error))
+        return false;
       // Each example needs T tokens, and one more for the labels.
       int64_t needed = length + (source.labels >= 0 ? 1 : 0);
       if (source.numTokens < needed) {
@@ -207,6 +211,64 @@ bool DataLoader::open(
               "=FILE.npy (or a token file); the data inputs are " + dataNames();
       return false;
     }
+  }
+  return true;
+}
+
+bool DataLoader::checkLabels(const Source &source, const TrainingSpec &spec,
+                             std::string &error) {
+  if (spec.numClasses <= 0)
+    return true;
+  auto bad = [&](int64_t value, size_t position, const char *what) {
+    error = source.path + " holds the label " + std::to_string(value) +
+            " at " + what + " " + std::to_string(position) +
+            ", but the model has " + std::to_string(spec.numClasses) +
+            " classes (labels lie in [0, " + std::to_string(spec.numClasses) +
+            ") or are -100)";
+    return false;
+  };
+  if (source.tokens) {
+    const auto *bytes =
+        reinterpret_cast<const unsigned char *>(source.tokenBytes.data());
+    for (int64_t i = 0; i < source.numTokens; ++i) {
+      int64_t token = bytes[2 * i] | (bytes[2 * i + 1] << 8);
+      if (token >= spec.numClasses)
+        return bad(token, static_cast<size_t>(i), "token");
+    }
+    return true;
+  }
+  const NpyArray &array = source.array;
+  size_t size = loom_dtype_size(array.dtype);
+  if (size == 0)
+    return true;
+  size_t count = array.nbytes / size;
+  const auto *data = static_cast<const char *>(array.data.data());
+  for (size_t i = 0; i < count; ++i) {
+    int64_t value = 0;
+    switch (array.dtype) {
+    case LOOM_DTYPE_INT64:
+      value = reinterpret_cast<const int64_t *>(data)[i];
+      break;
+    case LOOM_DTYPE_INT32:
+      value = reinterpret_cast<const int32_t *>(data)[i];
+      break;
+    case LOOM_DTYPE_INT16:
+      value = reinterpret_cast<const int16_t *>(data)[i];
+      break;
+    case LOOM_DTYPE_UINT16:
+      value = reinterpret_cast<const uint16_t *>(data)[i];
+      break;
+    case LOOM_DTYPE_INT8:
+      value = reinterpret_cast<const int8_t *>(data)[i];
+      break;
+    case LOOM_DTYPE_UINT8:
+      value = reinterpret_cast<const uint8_t *>(data)[i];
+      break;
+    default:
+      return true;
+    }
+    if ((value < 0 && value != -100) || value >= spec.numClasses)
+      return bad(value, i, "element");
   }
   return true;
 }

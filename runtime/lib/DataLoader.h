@@ -51,6 +51,10 @@ private:
     int64_t numTokens = 0;
   };
   const std::vector<uint32_t> &permutation(uint64_t seed, int64_t epoch);
+  /// Labels outside [0, classes) other than -100 would index past the
+  /// logits: false with a message naming the first.
+  static bool checkLabels(const Source &source, const TrainingSpec &spec,
+                          std::string &error);
 
   const Manifest *manifest = nullptr;
   std::vector<Source> sources;

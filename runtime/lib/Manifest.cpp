@@ -755,6 +755,8 @@ bool ManifestReader::readTraining(const json::Value &root, Manifest &manifest) {
       !getOptionalInteger(*training, "tokens_per_example",
                           "training.tokens_per_example", 1,
                           spec.tokensPerExample) ||
+      !getOptionalInteger(*training, "num_classes", "training.num_classes", 1,
+                          spec.numClasses) ||
       !getNumber(*training, "flops_per_step", "training.flops_per_step", false,
                  spec.flopsPerStep))
     return false;

@@ -82,6 +82,9 @@ struct TrainingSpec {
   int64_t batch = 0;
   /// 0 when not a token model.
   int64_t tokensPerExample = 0;
+  /// The classes of the labels (0: unknown): labels lie in [0, numClasses)
+  /// or are -100 (ignored).
+  int64_t numClasses = 0;
   /// 0 when unknown.
   double flopsPerStep = 0;
 

@@ -106,6 +106,12 @@ def reference(cfg, w, x, y):
 
 
 CONFIGS = {
+    # Two microbatches of 16: the same step as one batch of 32.
+    "adamw-accum2": {"optimizer": "adamw", "lr": 0.01, "beta1": 0.9,
+                     "beta2": 0.999, "eps": 1e-8, "wd": 0.0,
+                     "schedule": "constant", "micro": BATCH // 2,
+                     "flags": ["--optimizer=adamw", "--lr", "0.01",
+                               "--grad-accum", "2"]},
     "sgd": {"optimizer": "sgd", "lr": 0.1, "momentum": 0.9, "wd": 0.01,
             "schedule": "constant",
             "flags": ["--optimizer=sgd", "--lr", "0.1", "--momentum", "0.9",
@@ -141,7 +147,8 @@ def main():
     failures = 0
     for name, cfg in CONFIGS.items():
         art = os.path.join(args.workdir, name + ".loom")
-        run([args.loomc, onnx_path, "--input-shape", f"x={BATCH}x16",
+        micro = cfg.get("micro", BATCH)
+        run([args.loomc, onnx_path, "--input-shape", f"x={micro}x16",
              "--train", "--loss=cross_entropy", "--logits=logits",
              "-o", art] + cfg["flags"])
         metrics = os.path.join(args.workdir, name + ".jsonl")
