@@ -26,11 +26,14 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "python"))
 from loom import onnx_models  # noqa: E402
 
+GPT = "layers=4,hidden=256,heads=8,vocab=512,seq=128"
 MODELS = [
-    # name, generator, loomc input shape, batch, config
-    ("mlp", "mlp", "x={b}x16", 256, ""),
-    ("gpt", "gpt", "input_ids={b}x{seq}", 8,
-     "layers=4,hidden=256,heads=8,vocab=512,seq=128"),
+    # name, generator, loomc input shape, batch, config, ranks
+    ("mlp", "mlp", "x={b}x16", 256, "", 1),
+    ("gpt", "gpt", "input_ids={b}x{seq}", 8, GPT, 1),
+    # Data parallel on 2 ranks of one thread each, against PyTorch with as
+    # many threads in all.
+    ("gpt dp=2", "gpt", "input_ids={b}x{seq}", 8, GPT, 2),
 ]
 
 
@@ -53,23 +56,26 @@ def main():
     work = tempfile.mkdtemp(prefix="loom-bench-train-")
     print(f"training step (AdamW, cross entropy), {args.threads} thread(s), "
           f"median of {args.steps} steps after 5 warm-up steps")
-    print(f"{'model':<6} {'shape':<26} {'loom ms':>9} {'torch ms':>9} "
-          f"{'torch/loom':>10}")
-    for name, gen, shape, batch, config in MODELS:
+    print(f"{'model':<9} {'shape':<18} {'thr':>3} {'loom ms':>9} "
+          f"{'torch ms':>9} {'torch/loom':>10}")
+    for name, gen, shape, batch, config, ranks in MODELS:
+        threads = args.threads * ranks
         cfg = {k: int(v) for k, v in
                (i.split("=") for i in filter(None, config.split(",")))}
         from onnx import numpy_helper
         model = getattr(onnx_models, gen)(**cfg)
-        path = os.path.join(work, name + ".onnx")
+        slug = name.replace(" ", "_").replace("=", "")
+        path = os.path.join(work, slug + ".onnx")
         onnx_models.save(model, path)
-        weights = os.path.join(work, name + ".npz")
+        weights = os.path.join(work, slug + ".npz")
         np.savez(weights, **{t.name: numpy_helper.to_array(t)
                              for t in model.graph.initializer})
         input_shape = shape.format(b=batch, **cfg)
-        art = os.path.join(work, name + ".loom")
+        art = os.path.join(work, slug + ".loom")
+        mesh = ["--mesh", f"dp={ranks}"] if ranks > 1 else []
         run([loomc, path, "--input-shape", input_shape, "--train",
              "--loss=cross_entropy", "--logits=logits", "--optimizer=adamw",
-             "-o", art])
+             *mesh, "-o", art])
         rng = np.random.default_rng(0)
         data = []
         if name == "mlp":
@@ -83,8 +89,9 @@ def main():
             rng.integers(0, cfg["vocab"], 100000).astype("<u2").tofile(
                 os.path.join(work, "tokens.bin"))
             data = ["--data", "input_ids=" + os.path.join(work, "tokens.bin")]
-        metrics = os.path.join(work, name + ".jsonl")
-        run([loomrun, art, "--train", *data, "--steps", str(args.steps + 5),
+        metrics = os.path.join(work, slug + ".jsonl")
+        run([loomrun, "-np", str(ranks), art, "--train", *data, "--steps",
+             str(args.steps + 5),
              "--threads", str(args.threads), "--metrics", metrics])
         times = [json.loads(line)["step_time_s"] for line in open(metrics)
                  if line.strip()][5:]
@@ -93,9 +100,10 @@ def main():
                                                    "torch_train.py"),
                    "--model", gen, "--weights", weights, "--batch",
                    str(batch), "--config", config, "--steps",
-                   str(args.steps), "--threads", str(args.threads)])
+                   str(args.steps), "--threads", str(threads)])
         torch_ms = float(out.split("median_ms")[1].split()[0])
-        print(f"{name:<6} {input_shape:<26} {loom_ms:9.3f} {torch_ms:9.3f} "
+        print(f"{name:<9} {input_shape:<18} {threads:>3} {loom_ms:9.3f} "
+              f"{torch_ms:9.3f} "
               f"{torch_ms / loom_ms:9.2f}x")
 
 

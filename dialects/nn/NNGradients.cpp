@@ -344,6 +344,23 @@ LogicalResult MatmulOp::buildVJP(OpBuilder &b, ValueRange resultGradients,
   operandGradients[0] =
       grad(b, loc, b.create<MatmulOp>(loc, g, transposeLast2(b, loc, getRhs())),
            getLhs());
+  auto lhsType = cast<RankedTensorType>(getLhs().getType());
+  auto gType = cast<RankedTensorType>(g.getType());
+  if (getRhs().getType().getRank() == 2 && lhsType.getRank() > 2 &&
+      lhsType.hasStaticShape() && gType.hasStaticShape()) {
+    // A weight under a batch of rows: one GEMM over all the rows, not a
+    // batched product and a sum over its batch.
+    int64_t rows = lhsType.getNumElements() / lhsType.getShape().back();
+    auto flat = [&](Value v, int64_t cols) -> Value {
+      return b.create<ReshapeOp>(loc, v, b.getDenseI64ArrayAttr({rows, cols}));
+    };
+    Value a = flat(getLhs(), lhsType.getShape().back());
+    Value gFlat = flat(g, gType.getShape().back());
+    operandGradients[1] = b.create<MatmulOp>(
+        loc, b.create<TransposeOp>(loc, a, b.getDenseI64ArrayAttr({1, 0})),
+        gFlat);
+    return success();
+  }
   operandGradients[1] =
       grad(b, loc, b.create<MatmulOp>(loc, transposeLast2(b, loc, getLhs()), g),
            getRhs());

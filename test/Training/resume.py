@@ -144,8 +144,14 @@ def main():
     run([args.loom_ckpt, "export", os.path.join(w, "full"), "-o", exported])
     tensors, _ = read_safetensors.read(exported)
     names = {t.name for t in model.graph.initializer}
-    report(set(tensors) == names,
-           f"export: {len(tensors)} tensors under the ONNX names")
+    # The reference implementation (safetensors.torch shares its parser).
+    from safetensors.numpy import load_file
+    official = load_file(exported)
+    same = set(official) == names and all(
+        np.array_equal(official[k], tensors[k][1]) for k in names)
+    report(set(tensors) == names and same,
+           f"export: {len(tensors)} tensors under the ONNX names, read "
+           "alike by the safetensors package")
     infer = os.path.join(w, "infer.loom")
     run([args.loomc, onnx, "--input-shape", "input_ids=2x16", "-o", infer])
     ids = np.random.default_rng(1).integers(0, 64, (2, 16))

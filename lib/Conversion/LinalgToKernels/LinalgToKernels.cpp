@@ -65,6 +65,63 @@ linalg::FillOp findZeroFill(Operation *op, Value c) {
   return nullptr;
 }
 
+/// The buffer a view ultimately reads.
+Value rootOf(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    auto view = dyn_cast<ViewLikeOpInterface>(def);
+    if (!view)
+      break;
+    v = view.getViewSource();
+  }
+  return v;
+}
+
+/// If `operand` of `op` is a buffer that only a 2-D transpose fills for
+/// `op` to read, a transposed view of the transpose's input instead: BLAS
+/// reads it with swapped strides, and the copy goes (the weight gradient
+/// x^T g of every layer needs one). Null when the rewrite is not safe.
+Value transposedSource(Operation *op, Value operand) {
+  auto alloc = operand.getDefiningOp<memref::AllocOp>();
+  if (!alloc || cast<MemRefType>(operand.getType()).getRank() != 2)
+    return {};
+  linalg::TransposeOp transpose;
+  for (Operation *user : operand.getUsers()) {
+    if (user == op || isa<memref::DeallocOp>(user))
+      continue;
+    auto t = dyn_cast<linalg::TransposeOp>(user);
+    if (!t || transpose || t.getInit() != operand ||
+        t->getBlock() != op->getBlock() || !t->isBeforeInBlock(op))
+      return {};
+    transpose = t;
+  }
+  if (!transpose || transpose.getPermutation() != ArrayRef<int64_t>{1, 0})
+    return {};
+  // Nothing between the two may write what the transpose read.
+  Value root = rootOf(transpose.getInput());
+  for (Operation *mid = transpose->getNextNode(); mid != op;
+       mid = mid->getNextNode()) {
+    auto effects = dyn_cast<MemoryEffectOpInterface>(mid);
+    if (!effects) {
+      if (mid->getNumRegions() || isa<func::CallOp>(mid))
+        return {};
+      continue;
+    }
+    SmallVector<MemoryEffects::EffectInstance> list;
+    effects.getEffects(list);
+    for (auto &e : list)
+      if (isa<MemoryEffects::Write, MemoryEffects::Free>(e.getEffect()) &&
+          (!e.getValue() || rootOf(e.getValue()) == root))
+        return {};
+  }
+  OpBuilder b(op);
+  auto perm = AffineMapAttr::get(
+      AffineMap::getPermutationMap(ArrayRef<unsigned>{1, 0}, op->getContext()));
+  Value view =
+      b.create<memref::TransposeOp>(op->getLoc(), transpose.getInput(), perm);
+  transpose->erase();
+  return view;
+}
+
 /// Whether `v` views a function argument marked `loom.parameter`: data that
 /// stays unchanged at its address while the program is loaded.
 bool viewsParameter(Value v) {
@@ -141,8 +198,12 @@ struct ConvertLinalgToKernels
         accumulate = false;
       }
       SmallVector<Value> args;
-      for (Value v : op->getOperands())
+      for (auto [i, v] : llvm::enumerate(op->getOperands())) {
+        if (i < 2 && !batched)
+          if (Value t = transposedSource(op, v))
+            v = t;
         args.push_back(b.create<memref::CastOp>(op.getLoc(), view, v));
+      }
       args.push_back(b.create<arith::ConstantIntOp>(op.getLoc(), transB, 32));
       args.push_back(
           b.create<arith::ConstantIntOp>(op.getLoc(), accumulate, 32));
