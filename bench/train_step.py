@@ -50,6 +50,10 @@ def main():
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--steps", type=int, default=30)
     parser.add_argument("--torch-python", default="/usr/bin/python3")
+    parser.add_argument("--rounds", type=int, default=3,
+                        help="alternate Loom and PyTorch this many times "
+                             "(this machine's speed drifts; medians over "
+                             "all rounds)")
     args = parser.parse_args()
     loomc = os.path.join(args.build, "bin", "loomc")
     loomrun = os.path.join(args.build, "bin", "loomrun")
@@ -89,19 +93,22 @@ def main():
             rng.integers(0, cfg["vocab"], 100000).astype("<u2").tofile(
                 os.path.join(work, "tokens.bin"))
             data = ["--data", "input_ids=" + os.path.join(work, "tokens.bin")]
-        metrics = os.path.join(work, slug + ".jsonl")
-        run([loomrun, "-np", str(ranks), art, "--train", *data, "--steps",
-             str(args.steps + 5),
-             "--threads", str(args.threads), "--metrics", metrics])
-        times = [json.loads(line)["step_time_s"] for line in open(metrics)
-                 if line.strip()][5:]
-        loom_ms = 1000 * float(np.median(times))
-        out = run([args.torch_python, os.path.join(ROOT, "bench",
-                                                   "torch_train.py"),
-                   "--model", gen, "--weights", weights, "--batch",
-                   str(batch), "--config", config, "--steps",
-                   str(args.steps), "--threads", str(threads)])
-        torch_ms = float(out.split("median_ms")[1].split()[0])
+        loom_times, torch_times = [], []
+        for round_ in range(args.rounds):
+            metrics = os.path.join(work, f"{slug}-{round_}.jsonl")
+            run([loomrun, "-np", str(ranks), art, "--train", *data,
+                 "--steps", str(args.steps + 5), "--threads",
+                 str(args.threads), "--metrics", metrics])
+            loom_times += [json.loads(line)["step_time_s"]
+                           for line in open(metrics) if line.strip()][5:]
+            out = run([args.torch_python,
+                       os.path.join(ROOT, "bench", "torch_train.py"),
+                       "--model", gen, "--weights", weights, "--batch",
+                       str(batch), "--config", config, "--steps",
+                       str(args.steps), "--threads", str(threads)])
+            torch_times.append(float(out.split("median_ms")[1].split()[0]))
+        loom_ms = 1000 * float(np.median(loom_times))
+        torch_ms = float(np.median(torch_times))
         print(f"{name:<9} {input_shape:<18} {threads:>3} {loom_ms:9.3f} "
               f"{torch_ms:9.3f} "
               f"{torch_ms / loom_ms:9.2f}x")

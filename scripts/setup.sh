@@ -13,7 +13,7 @@ log() { printf '==> %s\n' "$*" >&2; }
 APT_PACKAGES=(
   build-essential cmake ninja-build ccache git python3 python3-venv
   libmlir-19-dev mlir-19-tools llvm-19-dev llvm-19-tools
-  libgtest-dev libonnx-dev libprotobuf-dev libopenblas-dev
+  libgtest-dev libonnx-dev libprotobuf-dev libopenblas-dev libdnnl2
   clang-19 libclang-rt-19-dev clang-format-19 libopenmpi-dev openmpi-bin
 )
 missing=()
