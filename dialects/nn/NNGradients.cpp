@@ -886,24 +886,6 @@ MaxPoolWithIndicesOp::buildVJP(OpBuilder &b, ValueRange resultGradients,
   return success();
 }
 
-/// For each output position along one spatial dimension, how many of its
-/// window's positions lie inside [0, extent) (as the avg_pool lowering
-/// counts them).
-static SmallVector<int64_t> windowCounts(int64_t outputs, int64_t extent,
-                                         int64_t kernel, int64_t stride,
-                                         int64_t dilation, int64_t padBegin) {
-  SmallVector<int64_t> counts;
-  for (int64_t o = 0; o < outputs; ++o) {
-    int64_t start = o * stride - padBegin;
-    int64_t first = (std::max<int64_t>(-start, 0) + dilation - 1) / dilation;
-    int64_t last =
-        std::min(kernel, (std::max<int64_t>(extent - start, 0) + dilation - 1) /
-                             dilation);
-    counts.push_back(std::max<int64_t>(last - first, 0));
-  }
-  return counts;
-}
-
 LogicalResult AvgPoolOp::buildVJP(OpBuilder &b, ValueRange resultGradients,
                                   SmallVectorImpl<Value> &operandGradients) {
   operandGradients.assign(1, Value());
@@ -921,11 +903,8 @@ LogicalResult AvgPoolOp::buildVJP(OpBuilder &b, ValueRange resultGradients,
   for (size_t i = 0; i < spatial; ++i) {
     int64_t outputs = out.getDimSize(2 + i);
     outShape.push_back(outputs);
-    counts.push_back(getCountIncludePad()
-                         ? SmallVector<int64_t>(outputs, w.kernel[i])
-                         : windowCounts(outputs, in.getDimSize(2 + i),
-                                        w.kernel[i], w.strides[i],
-                                        w.dilations[i], w.padding[i]));
+    counts.push_back(w.averageCounts(i, outputs, in.getDimSize(2 + i),
+                                     getCountIncludePad()));
   }
   auto scaleType = RankedTensorType::get(outShape, in.getElementType());
   SmallVector<APFloat> scales;

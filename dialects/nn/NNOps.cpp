@@ -380,6 +380,27 @@ static SmallVector<int64_t> orFill(std::optional<ArrayRef<int64_t>> values,
   return SmallVector<int64_t>(count, fill);
 }
 
+SmallVector<int64_t> PoolWindow::averageCounts(size_t i, int64_t outputs,
+                                               int64_t inputExtent,
+                                               bool countIncludePad) const {
+  if (countIncludePad)
+    return SmallVector<int64_t>(outputs, kernel[i]);
+  SmallVector<int64_t> counts;
+  for (int64_t o = 0; o < outputs; ++o) {
+    // Positions start + k * dilation for k in [0, kernel); those inside
+    // have k in [first, last).
+    int64_t start = o * strides[i] - padding[i];
+    int64_t first =
+        (std::max<int64_t>(-start, 0) + dilations[i] - 1) / dilations[i];
+    int64_t last =
+        std::min(kernel[i], (std::max<int64_t>(inputExtent - start, 0) +
+                             dilations[i] - 1) /
+                                dilations[i]);
+    counts.push_back(std::max<int64_t>(last - first, 0));
+  }
+  return counts;
+}
+
 PoolWindow::PoolWindow(ArrayRef<int64_t> kernel,
                        std::optional<ArrayRef<int64_t>> strides,
                        std::optional<ArrayRef<int64_t>> padding,

@@ -68,8 +68,8 @@ MatrixView<T> viewOf(const T *base, int64_t rows, int64_t cols, int64_t rs,
 /// OMP_NUM_THREADS defaults to 1 (its OpenMP is then single-threaded: the
 /// thread pool already splits GEMMs); LOOM_DNNL=0 keeps OpenBLAS.
 using DnnlSgemm = int (*)(char, char, int64_t, int64_t, int64_t, float,
-                          const float *, int64_t, const float *, int64_t,
-                          float, float *, int64_t);
+                          const float *, int64_t, const float *, int64_t, float,
+                          float *, int64_t);
 DnnlSgemm dnnlSgemm() {
   static const DnnlSgemm fn = []() -> DnnlSgemm {
     const char *env = std::getenv("LOOM_DNNL");

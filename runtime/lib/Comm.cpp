@@ -32,12 +32,6 @@ using namespace loom::rt;
 thread_local const Binding *loom::rt::currentBinding = nullptr;
 
 namespace {
-int fail(loom_status status, const std::string &message, char *err,
-         size_t errLen) {
-  copyError(message, err, errLen);
-  return status;
-}
-
 std::string formatSeconds(double seconds) {
   char text[64];
   std::snprintf(text, sizeof(text), "%gs", seconds);
@@ -415,18 +409,20 @@ extern "C" int loom_comm_all_reduce(loom_comm *comm, const void *src, void *dst,
                                     size_t count, loom_dtype dtype, int32_t op,
                                     char *err, size_t errLen) {
   if (!comm)
-    return fail(LOOM_ERROR_INVALID_ARGUMENT,
-                "loom_comm_all_reduce: the communicator is NULL", err, errLen);
+    return failWith(LOOM_ERROR_INVALID_ARGUMENT,
+                    "loom_comm_all_reduce: the communicator is NULL", err,
+                    errLen);
   size_t elementSize = loom_dtype_size(dtype);
   if (elementSize == 0 || op < LOOM_REDUCE_SUM || op > LOOM_REDUCE_MIN)
-    return fail(LOOM_ERROR_INVALID_ARGUMENT,
-                "loom_comm_all_reduce: invalid dtype or operator", err, errLen);
+    return failWith(LOOM_ERROR_INVALID_ARGUMENT,
+                    "loom_comm_all_reduce: invalid dtype or operator", err,
+                    errLen);
   if (count && (!src || !dst))
-    return fail(LOOM_ERROR_INVALID_ARGUMENT,
-                "loom_comm_all_reduce: a buffer is NULL", err, errLen);
+    return failWith(LOOM_ERROR_INVALID_ARGUMENT,
+                    "loom_comm_all_reduce: a buffer is NULL", err, errLen);
   if (count > SIZE_MAX / elementSize)
-    return fail(LOOM_ERROR_INVALID_ARGUMENT,
-                "loom_comm_all_reduce: count too large", err, errLen);
+    return failWith(LOOM_ERROR_INVALID_ARGUMENT,
+                    "loom_comm_all_reduce: count too large", err, errLen);
   if (!comm->usesMpi) {
     if (count && src != dst)
       std::memmove(dst, src, count * elementSize);
@@ -439,20 +435,22 @@ extern "C" int loom_comm_all_reduce(loom_comm *comm, const void *src, void *dst,
 extern "C" int loom_comm_broadcast(loom_comm *comm, void *buf, size_t bytes,
                                    int root, char *err, size_t errLen) {
   if (!comm)
-    return fail(LOOM_ERROR_INVALID_ARGUMENT,
-                "loom_comm_broadcast: the communicator is NULL", err, errLen);
+    return failWith(LOOM_ERROR_INVALID_ARGUMENT,
+                    "loom_comm_broadcast: the communicator is NULL", err,
+                    errLen);
   if (root < 0 || root >= comm->size || (bytes && !buf))
-    return fail(LOOM_ERROR_INVALID_ARGUMENT,
-                "loom_comm_broadcast: invalid root or buffer", err, errLen);
+    return failWith(LOOM_ERROR_INVALID_ARGUMENT,
+                    "loom_comm_broadcast: invalid root or buffer", err, errLen);
   if (!comm->usesMpi)
     return LOOM_OK;
   BlockingCall call(comm, "loom_comm_broadcast");
   int rc = broadcastBytes(comm->world, buf, bytes, root);
-  return rc == MPI_SUCCESS ? LOOM_OK
-                           : fail(LOOM_ERROR_IO,
-                                  "loom_comm_broadcast: MPI_Bcast failed: " +
-                                      mpiErrorString(rc),
-                                  err, errLen);
+  return rc == MPI_SUCCESS
+             ? LOOM_OK
+             : failWith(LOOM_ERROR_IO,
+                        "loom_comm_broadcast: MPI_Bcast failed: " +
+                            mpiErrorString(rc),
+                        err, errLen);
 }
 
 //===----------------------------------------------------------------------===//
@@ -556,25 +554,26 @@ void loom::rt::unbindProgram(loom_program *program) {
 extern "C" int loom_program_bind(loom_program *program, loom_comm *comm,
                                  char *err, size_t errLen) {
   if (!program || !comm)
-    return fail(LOOM_ERROR_INVALID_ARGUMENT,
-                std::string("loom_program_bind: the ") +
-                    (program ? "communicator" : "program") + " is NULL",
-                err, errLen);
+    return failWith(LOOM_ERROR_INVALID_ARGUMENT,
+                    std::string("loom_program_bind: the ") +
+                        (program ? "communicator" : "program") + " is NULL",
+                    err, errLen);
   if (!program->entry)
-    return fail(LOOM_ERROR_UNSUPPORTED,
-                "loom_program_bind: artifact '" + program->artifactDir +
-                    "' was loaded with LOOM_LOAD_MANIFEST_ONLY and cannot run",
-                err, errLen);
+    return failWith(
+        LOOM_ERROR_UNSUPPORTED,
+        "loom_program_bind: artifact '" + program->artifactDir +
+            "' was loaded with LOOM_LOAD_MANIFEST_ONLY and cannot run",
+        err, errLen);
   const Manifest &manifest = program->manifest;
   // The same on every rank, so every rank returns here together.
   if (!manifest.mesh.empty() && manifest.meshSize() != comm->size)
-    return fail(LOOM_ERROR_INCOMPATIBLE,
-                "the program was compiled for a mesh of " +
-                    std::to_string(manifest.meshSize()) + " devices (" +
-                    manifest.describeMesh() + ") but runs on " +
-                    std::to_string(comm->size) +
-                    (comm->size == 1 ? " rank" : " ranks"),
-                err, errLen);
+    return failWith(LOOM_ERROR_INCOMPATIBLE,
+                    "the program was compiled for a mesh of " +
+                        std::to_string(manifest.meshSize()) + " devices (" +
+                        manifest.describeMesh() + ") but runs on " +
+                        std::to_string(comm->size) +
+                        (comm->size == 1 ? " rank" : " ranks"),
+                    err, errLen);
   unbindProgram(program);
 
   Binding binding = unboundBinding(manifest);
@@ -586,8 +585,9 @@ extern "C" int loom_program_bind(loom_program *program, loom_comm *comm,
   bool ok = makeParameterBlocks(*program, comm->rank, program->ownsParameters,
                                 blocks, error);
   if (!agree(comm, ok, error, peerFailed))
-    return fail(peerFailed ? LOOM_ERROR_PEER_FAILED : LOOM_ERROR_OUT_OF_MEMORY,
-                "loom_program_bind: " + error, err, errLen);
+    return failWith(peerFailed ? LOOM_ERROR_PEER_FAILED
+                               : LOOM_ERROR_OUT_OF_MEMORY,
+                    "loom_program_bind: " + error, err, errLen);
   {
     BlockingCall call(comm, "splitting the communicator into groups");
     ok = splitGroups(comm, manifest, binding.groups, error);
@@ -597,8 +597,8 @@ extern "C" int loom_program_bind(loom_program *program, loom_comm *comm,
              peerFailed);
   if (!ok) {
     destroyGroups(comm, binding.groups);
-    return fail(peerFailed ? LOOM_ERROR_PEER_FAILED : LOOM_ERROR_IO,
-                "loom_program_bind: " + error, err, errLen);
+    return failWith(peerFailed ? LOOM_ERROR_PEER_FAILED : LOOM_ERROR_IO,
+                    "loom_program_bind: " + error, err, errLen);
   }
 
   program->binding = std::move(binding);
@@ -619,27 +619,27 @@ extern "C" int loom_program_shard_input(const loom_program *program,
                                         size_t index, const void *global,
                                         void *local, char *err, size_t errLen) {
   if (!program || index >= program->manifest.inputs.size())
-    return fail(LOOM_ERROR_INVALID_ARGUMENT,
-                "loom_program_shard_input: no such program or input", err,
-                errLen);
+    return failWith(LOOM_ERROR_INVALID_ARGUMENT,
+                    "loom_program_shard_input: no such program or input", err,
+                    errLen);
   const TensorSpec &input = program->manifest.inputs[index];
   if (input.nbytes == 0)
     return LOOM_OK;
   if (!global || !local)
-    return fail(LOOM_ERROR_INVALID_ARGUMENT,
-                "loom_program_shard_input: a buffer for input '" + input.name +
-                    "' is NULL",
-                err, errLen);
+    return failWith(LOOM_ERROR_INVALID_ARGUMENT,
+                    "loom_program_shard_input: a buffer for input '" +
+                        input.name + "' is NULL",
+                    err, errLen);
   if (!input.isSharded()) {
     std::memcpy(local, global, input.nbytes);
     return LOOM_OK;
   }
   const Binding &binding = program->binding;
   if (!binding.comm)
-    return fail(LOOM_ERROR_INVALID_ARGUMENT,
-                "loom_program_shard_input: input '" + input.name +
-                    "' is sharded: bind the program first",
-                err, errLen);
+    return failWith(LOOM_ERROR_INVALID_ARGUMENT,
+                    "loom_program_shard_input: input '" + input.name +
+                        "' is sharded: bind the program first",
+                    err, errLen);
   std::vector<int64_t> sizes = program->manifest.meshSizes();
   layout::extractBlock(
       global, local, input.globalShape, input.shape,
@@ -652,34 +652,34 @@ extern "C" int loom_program_gather_output(loom_program *program, size_t index,
                                           const void *local, void *global,
                                           int root, char *err, size_t errLen) {
   if (!program || index >= program->manifest.outputs.size())
-    return fail(LOOM_ERROR_INVALID_ARGUMENT,
-                "loom_program_gather_output: no such program or output", err,
-                errLen);
+    return failWith(LOOM_ERROR_INVALID_ARGUMENT,
+                    "loom_program_gather_output: no such program or output",
+                    err, errLen);
   const TensorSpec &output = program->manifest.outputs[index];
   const Binding &binding = program->binding;
   loom_comm *comm = binding.comm;
   int size = comm ? comm->size : 1;
   if (root < 0 || root >= size)
-    return fail(LOOM_ERROR_INVALID_ARGUMENT,
-                "loom_program_gather_output: root " + std::to_string(root) +
-                    " is not a rank of the communicator",
-                err, errLen);
+    return failWith(LOOM_ERROR_INVALID_ARGUMENT,
+                    "loom_program_gather_output: root " + std::to_string(root) +
+                        " is not a rank of the communicator",
+                    err, errLen);
   bool isRoot = binding.rank == root;
   if (output.nbytes != 0 && (!local || (isRoot && !global)))
-    return fail(LOOM_ERROR_INVALID_ARGUMENT,
-                "loom_program_gather_output: a buffer for output '" +
-                    output.name + "' is NULL",
-                err, errLen);
+    return failWith(LOOM_ERROR_INVALID_ARGUMENT,
+                    "loom_program_gather_output: a buffer for output '" +
+                        output.name + "' is NULL",
+                    err, errLen);
   if (!output.isSharded() || output.nbytes == 0) {
     if (isRoot && output.nbytes != 0)
       std::memcpy(global, local, output.nbytes);
     return LOOM_OK;
   }
   if (!comm)
-    return fail(LOOM_ERROR_INVALID_ARGUMENT,
-                "loom_program_gather_output: output '" + output.name +
-                    "' is sharded: bind the program first",
-                err, errLen);
+    return failWith(LOOM_ERROR_INVALID_ARGUMENT,
+                    "loom_program_gather_output: output '" + output.name +
+                        "' is sharded: bind the program first",
+                    err, errLen);
 
   // Each block comes from one holder: ranks at coordinate 0 along the axes
   // that do not shard the output.
@@ -706,17 +706,17 @@ extern "C" int loom_program_gather_output(loom_program *program, size_t index,
     int rc = transfer(const_cast<void *>(local), root, /*send=*/true);
     return rc == MPI_SUCCESS
                ? LOOM_OK
-               : fail(LOOM_ERROR_IO,
-                      "loom_program_gather_output: sending output '" +
-                          output.name + "' failed: " + mpiErrorString(rc),
-                      err, errLen);
+               : failWith(LOOM_ERROR_IO,
+                          "loom_program_gather_output: sending output '" +
+                              output.name + "' failed: " + mpiErrorString(rc),
+                          err, errLen);
   }
   AlignedBuffer scratch;
   if (!scratch.allocate(output.nbytes))
-    return fail(LOOM_ERROR_OUT_OF_MEMORY,
-                "loom_program_gather_output: cannot allocate " +
-                    std::to_string(output.nbytes) + " bytes",
-                err, errLen);
+    return failWith(LOOM_ERROR_OUT_OF_MEMORY,
+                    "loom_program_gather_output: cannot allocate " +
+                        std::to_string(output.nbytes) + " bytes",
+                    err, errLen);
   for (int rank = 0; rank < size; ++rank) {
     if (!layout::isCanonicalHolder(sizes, output.sharding, rank))
       continue;
@@ -724,11 +724,12 @@ extern "C" int loom_program_gather_output(loom_program *program, size_t index,
     if (rank != root) {
       int rc = transfer(scratch.data(), rank, /*send=*/false);
       if (rc != MPI_SUCCESS)
-        return fail(LOOM_ERROR_IO,
-                    "loom_program_gather_output: receiving output '" +
-                        output.name + "' from rank " + std::to_string(rank) +
-                        " failed: " + mpiErrorString(rc),
-                    err, errLen);
+        return failWith(LOOM_ERROR_IO,
+                        "loom_program_gather_output: receiving output '" +
+                            output.name + "' from rank " +
+                            std::to_string(rank) +
+                            " failed: " + mpiErrorString(rc),
+                        err, errLen);
       block = scratch.data();
     }
     layout::insertBlock(

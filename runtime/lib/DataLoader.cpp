@@ -220,11 +220,10 @@ bool DataLoader::checkLabels(const Source &source, const TrainingSpec &spec,
   if (spec.numClasses <= 0)
     return true;
   auto bad = [&](int64_t value, size_t position, const char *what) {
-    error = source.path + " holds the label " + std::to_string(value) +
-            " at " + what + " " + std::to_string(position) +
-            ", but the model has " + std::to_string(spec.numClasses) +
-            " classes (labels lie in [0, " + std::to_string(spec.numClasses) +
-            ") or are -100)";
+    error = source.path + " holds the label " + std::to_string(value) + " at " +
+            what + " " + std::to_string(position) + ", but the model has " +
+            std::to_string(spec.numClasses) + " classes (labels lie in [0, " +
+            std::to_string(spec.numClasses) + ") or are -100)";
     return false;
   };
   if (source.tokens) {

@@ -19,16 +19,10 @@
 using namespace loom::rt;
 
 namespace {
-int fail(loom_status status, const std::string &message, char *err,
-         size_t errLen) {
-  copyError(message, err, errLen);
-  return status;
-}
-
 int mpiFail(const char *call, int code, char *err, size_t errLen) {
-  return fail(LOOM_ERROR_IO,
-              std::string(call) + " failed: " + mpiErrorString(code), err,
-              errLen);
+  return failWith(LOOM_ERROR_IO,
+                  std::string(call) + " failed: " + mpiErrorString(code), err,
+                  errLen);
 }
 
 //===----------------------------------------------------------------------===//
@@ -252,7 +246,7 @@ int groupCreate(const loom_comm_bootstrap *bootstrap, void **group, char *err,
   auto *result = new (std::nothrow)
       MpiGroup{context->comm, bootstrap->rank, bootstrap->size};
   if (!result)
-    return fail(LOOM_ERROR_OUT_OF_MEMORY, "out of memory", err, errLen);
+    return failWith(LOOM_ERROR_OUT_OF_MEMORY, "out of memory", err, errLen);
   *group = result;
   return LOOM_OK;
 }
@@ -278,7 +272,7 @@ int exchangeBytes(ByteExchange exchange, const char *name, void *group,
   bool owned = false;
   std::string error;
   if (!byteUnits(bytes, type, count, owned, error))
-    return fail(LOOM_ERROR_INVALID_ARGUMENT, error, err, errLen);
+    return failWith(LOOM_ERROR_INVALID_ARGUMENT, error, err, errLen);
   int rc = exchange(src, count, type, dst, count, type, commOf(group));
   if (owned)
     MPI_Type_free(&type);
@@ -297,12 +291,12 @@ int reduceScatter(void *group, const void *src, void *dst, size_t count,
   MPI_Op mpiOp;
   std::string error;
   if (!reduceOp(dtype, op, mpiOp, error))
-    return fail(LOOM_ERROR_INVALID_ARGUMENT, error, err, errLen);
+    return failWith(LOOM_ERROR_INVALID_ARGUMENT, error, err, errLen);
   if (count > static_cast<size_t>(INT_MAX))
-    return fail(LOOM_ERROR_INVALID_ARGUMENT,
-                "blocks of " + std::to_string(count) +
-                    " elements exceed what one MPI call can reduce",
-                err, errLen);
+    return failWith(LOOM_ERROR_INVALID_ARGUMENT,
+                    "blocks of " + std::to_string(count) +
+                        " elements exceed what one MPI call can reduce",
+                    err, errLen);
   int rc = MPI_Reduce_scatter_block(src, dst, static_cast<int>(count),
                                     reducibleType(dtype), mpiOp, commOf(group));
   if (rc != MPI_SUCCESS)
@@ -366,7 +360,7 @@ int loom::rt::mpiAllReduce(MPI_Comm comm, const void *src, void *dst,
   MPI_Op mpiOp;
   std::string error;
   if (!reduceOp(dtype, op, mpiOp, error))
-    return fail(LOOM_ERROR_INVALID_ARGUMENT, error, err, errLen);
+    return failWith(LOOM_ERROR_INVALID_ARGUMENT, error, err, errLen);
   MPI_Datatype type = reducibleType(dtype);
   size_t elementSize = loom_dtype_size(dtype);
   // Pieces of at most 2^30 elements keep every count within int.

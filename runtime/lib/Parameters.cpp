@@ -16,25 +16,20 @@
 using namespace loom::rt;
 
 namespace {
-int fail(loom_status status, const std::string &message, char *err,
-         size_t errLen) {
-  copyError(message, err, errLen);
-  return status;
-}
-
 bool runnable(const loom_program *program, const char *function, char *err,
               size_t errLen, int &status) {
   if (!program) {
-    status = fail(LOOM_ERROR_INVALID_ARGUMENT,
-                  std::string(function) + ": the program is NULL", err, errLen);
+    status =
+        failWith(LOOM_ERROR_INVALID_ARGUMENT,
+                 std::string(function) + ": the program is NULL", err, errLen);
     return false;
   }
   if (!program->entry) {
     status =
-        fail(LOOM_ERROR_UNSUPPORTED,
-             std::string(function) + ": artifact '" + program->artifactDir +
-                 "' was loaded with LOOM_LOAD_MANIFEST_ONLY",
-             err, errLen);
+        failWith(LOOM_ERROR_UNSUPPORTED,
+                 std::string(function) + ": artifact '" + program->artifactDir +
+                     "' was loaded with LOOM_LOAD_MANIFEST_ONLY",
+                 err, errLen);
     return false;
   }
   return true;
@@ -89,19 +84,19 @@ extern "C" int loom_program_apply_updates(loom_program *program,
     return status;
   std::string error;
   if (!ownParameters(*program, error))
-    return fail(LOOM_ERROR_OUT_OF_MEMORY,
-                "loom_program_apply_updates: " + error, err, errLen);
+    return failWith(LOOM_ERROR_OUT_OF_MEMORY,
+                    "loom_program_apply_updates: " + error, err, errLen);
   const Manifest &manifest = program->manifest;
   for (size_t i = 0; i < manifest.parameters.size(); ++i) {
     const TensorSpec &parameter = manifest.parameters[i];
     if (parameter.updateOutput < 0 || parameter.nbytes == 0)
       continue;
     if (!outputs || !outputs[parameter.updateOutput])
-      return fail(LOOM_ERROR_INVALID_ARGUMENT,
-                  "loom_program_apply_updates: output '" + parameter.update +
-                      "' (the update of parameter '" + parameter.name +
-                      "') is NULL",
-                  err, errLen);
+      return failWith(LOOM_ERROR_INVALID_ARGUMENT,
+                      "loom_program_apply_updates: output '" +
+                          parameter.update + "' (the update of parameter '" +
+                          parameter.name + "') is NULL",
+                      err, errLen);
   }
   for (size_t i = 0; i < manifest.parameters.size(); ++i) {
     const TensorSpec &parameter = manifest.parameters[i];
@@ -119,20 +114,20 @@ extern "C" int loom_program_set_parameter(loom_program *program, size_t index,
   if (!runnable(program, "loom_program_set_parameter", err, errLen, status))
     return status;
   if (index >= program->manifest.parameters.size())
-    return fail(LOOM_ERROR_INVALID_ARGUMENT,
-                "loom_program_set_parameter: parameter index " +
-                    std::to_string(index) + " is out of range",
-                err, errLen);
+    return failWith(LOOM_ERROR_INVALID_ARGUMENT,
+                    "loom_program_set_parameter: parameter index " +
+                        std::to_string(index) + " is out of range",
+                    err, errLen);
   const TensorSpec &parameter = program->manifest.parameters[index];
   if (!global && parameter.globalNbytes != 0)
-    return fail(LOOM_ERROR_INVALID_ARGUMENT,
-                "loom_program_set_parameter: the data of parameter '" +
-                    parameter.name + "' is NULL",
-                err, errLen);
+    return failWith(LOOM_ERROR_INVALID_ARGUMENT,
+                    "loom_program_set_parameter: the data of parameter '" +
+                        parameter.name + "' is NULL",
+                    err, errLen);
   std::string error;
   if (!ownParameters(*program, error))
-    return fail(LOOM_ERROR_OUT_OF_MEMORY,
-                "loom_program_set_parameter: " + error, err, errLen);
+    return failWith(LOOM_ERROR_OUT_OF_MEMORY,
+                    "loom_program_set_parameter: " + error, err, errLen);
   takeBlock(*program, index, global);
   return LOOM_OK;
 }
@@ -144,15 +139,15 @@ extern "C" int loom_program_load_parameters(loom_program *program,
   if (!runnable(program, "loom_program_load_parameters", err, errLen, status))
     return status;
   if (!path || !*path)
-    return fail(LOOM_ERROR_INVALID_ARGUMENT,
-                "loom_program_load_parameters: no file given", err, errLen);
+    return failWith(LOOM_ERROR_INVALID_ARGUMENT,
+                    "loom_program_load_parameters: no file given", err, errLen);
   std::string bytes, error;
   if (!readFileToString(path, SIZE_MAX / 2, bytes, error))
-    return fail(LOOM_ERROR_IO, error, err, errLen);
+    return failWith(LOOM_ERROR_IO, error, err, errLen);
   safetensors::Header header;
   if (!safetensors::parseHeader(bytes.data(), bytes.size(), path, header,
                                 error))
-    return fail(LOOM_ERROR_FORMAT, error, err, errLen);
+    return failWith(LOOM_ERROR_FORMAT, error, err, errLen);
   // Check everything before changing anything.
   const Manifest &manifest = program->manifest;
   std::vector<const safetensors::Entry *> entries(manifest.parameters.size());
@@ -162,7 +157,7 @@ extern "C" int loom_program_load_parameters(loom_program *program,
     if (!entries[i]) {
       if (parameter.initZeros)
         continue;
-      return fail(
+      return failWith(
           LOOM_ERROR_FORMAT,
           std::string(path) + " has no tensor '" + parameter.name +
               "', a parameter of artifact '" + program->artifactDir + "' (" +
@@ -171,16 +166,17 @@ extern "C" int loom_program_load_parameters(loom_program *program,
     }
     if (entries[i]->dtype != parameter.dtype ||
         entries[i]->shape != parameter.globalShape)
-      return fail(LOOM_ERROR_FORMAT,
-                  std::string(path) + ": tensor '" + parameter.name + "' is " +
-                      formatTensorType(entries[i]->dtype, entries[i]->shape) +
-                      ", but the artifact's parameter is " +
-                      formatTensorType(parameter.dtype, parameter.globalShape),
-                  err, errLen);
+      return failWith(
+          LOOM_ERROR_FORMAT,
+          std::string(path) + ": tensor '" + parameter.name + "' is " +
+              formatTensorType(entries[i]->dtype, entries[i]->shape) +
+              ", but the artifact's parameter is " +
+              formatTensorType(parameter.dtype, parameter.globalShape),
+          err, errLen);
   }
   if (!ownParameters(*program, error))
-    return fail(LOOM_ERROR_OUT_OF_MEMORY,
-                "loom_program_load_parameters: " + error, err, errLen);
+    return failWith(LOOM_ERROR_OUT_OF_MEMORY,
+                    "loom_program_load_parameters: " + error, err, errLen);
   for (size_t i = 0; i < manifest.parameters.size(); ++i)
     if (entries[i])
       takeBlock(*program, i,

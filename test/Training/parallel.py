@@ -9,18 +9,17 @@ declares, once per step.
     python parallel.py --loomc loomc --loomrun loomrun WORKDIR [--only NAME]
 """
 
-import argparse
 import json
 import os
-import shutil
-import subprocess
 import sys
 
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
+sys.path.insert(0, HERE)
 from loom import onnx_models  # noqa: E402
+import common  # noqa: E402
 
 STEPS = 20
 CONFIGS = [
@@ -36,30 +35,17 @@ CONFIGS = [
 ]
 
 
-def run(cmd, **kw):
-    result = subprocess.run(cmd, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True, **kw)
-    if result.returncode != 0:
-        print("FAIL: " + " ".join(cmd) + "\n" + result.stdout)
-        return None
-    return result.stdout
+def run(cmd):
+    return common.run(cmd, fatal=False)
 
 
 def losses(path):
-    return [json.loads(line)["loss"] for line in open(path) if line.strip()]
+    return [r["loss"] for r in common.records(path)]
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--loomc", default="loomc")
-    parser.add_argument("--loomrun", default="loomrun")
-    parser.add_argument("--only", default="")
-    parser.add_argument("workdir")
-    args = parser.parse_args()
+    args = common.parse_arguments([("--only", "")])
     work = args.workdir
-    if os.path.exists(work):
-        shutil.rmtree(work)
-    os.makedirs(work)
     check_log = os.path.join(HERE, "..", "utils", "check_comm_log.py")
     rng = np.random.default_rng(0)
     np.save(os.path.join(work, "x.npy"),
@@ -74,7 +60,7 @@ def main():
         "gpt": (onnx_models.gpt(), ["--input-shape", "input_ids=8x16"],
                 ["--data", "input_ids=" + os.path.join(work, "tokens.bin")]),
     }
-    common = ["--train", "--loss=cross_entropy", "--logits=logits",
+    train_flags = ["--train", "--loss=cross_entropy", "--logits=logits",
               "--optimizer=adamw", "--lr", "0.01", "--clip-grad-norm", "1.0",
               "--weight-decay", "0.01"]
     total = failures = 0
@@ -85,7 +71,7 @@ def main():
         onnx_models.save(model, onnx_path)
         ref_art = os.path.join(work, model_name + ".loom")
         ref_metrics = os.path.join(work, model_name + ".jsonl")
-        if run([args.loomc, onnx_path, *shape, *common, "-o", ref_art]) is None \
+        if run([args.loomc, onnx_path, *shape, *train_flags, "-o", ref_art]) is None \
                 or run([args.loomrun, ref_art, *data, "--train", "--steps",
                         str(STEPS), "--threads", "1", "--metrics",
                         ref_metrics]) is None:
@@ -102,7 +88,7 @@ def main():
             art = os.path.join(work, slug + ".loom")
             metrics = os.path.join(work, slug + ".jsonl")
             log = os.path.join(work, slug + ".comm")
-            ok = run([args.loomc, onnx_path, *shape, *common, *flags,
+            ok = run([args.loomc, onnx_path, *shape, *train_flags, *flags,
                       "-o", art], ) is not None
             ok = ok and run([args.loomrun, "-np", str(ranks), art, *data,
                              "--train", "--steps", str(STEPS), "--threads",

@@ -11,12 +11,9 @@ sees each example once whatever order the sampler picks (the loss is a mean
 and the gradients are sums: order changes only rounding).
 """
 
-import argparse
 import json
 import math
 import os
-import shutil
-import subprocess
 import sys
 
 import numpy as np
@@ -24,18 +21,15 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "utils"))
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..",
                                 "python"))
+sys.path.insert(0, os.path.dirname(__file__))
 from loom import onnx_models  # noqa: E402
+import common  # noqa: E402
 import read_safetensors  # noqa: E402
 
 BATCH, STEPS = 32, 6
 
 
-def run(cmd):
-    result = subprocess.run(cmd, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True)
-    if result.returncode != 0:
-        sys.exit("FAIL: " + " ".join(cmd) + "\n" + result.stdout)
-    return result.stdout
+run = common.run
 
 
 def initial_weights(model):
@@ -127,15 +121,7 @@ CONFIGS = {
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--loomc", default="loomc")
-    parser.add_argument("--loomrun", default="loomrun")
-    parser.add_argument("--loom-ckpt", default="loom-ckpt")
-    parser.add_argument("workdir")
-    args = parser.parse_args()
-    if os.path.exists(args.workdir):
-        shutil.rmtree(args.workdir)
-    os.makedirs(args.workdir)
+    args = common.parse_arguments()
     model = onnx_models.mlp()
     onnx_path = os.path.join(args.workdir, "mlp.onnx")
     onnx_models.save(model, onnx_path)
@@ -157,7 +143,7 @@ def main():
              "x=" + os.path.join(args.workdir, "x.npy"), "--data",
              "labels=" + os.path.join(args.workdir, "y.npy"), "--steps",
              str(STEPS), "--metrics", metrics, "--ckpt", ckpt])
-        got = [json.loads(line) for line in open(metrics) if line.strip()]
+        got = common.records(metrics)
         exported = os.path.join(args.workdir, name + ".safetensors")
         run([args.loom_ckpt, "export", ckpt, "-o", exported])
         weights = {k: v[1] for k, v in read_safetensors.read(exported)[0].items()}

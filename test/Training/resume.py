@@ -15,11 +15,7 @@ AdamW with a cosine schedule):
     python resume.py --loomc loomc --loomrun loomrun --loom-ckpt loom-ckpt WORKDIR
 """
 
-import argparse
-import json
 import os
-import shutil
-import subprocess
 import sys
 
 import numpy as np
@@ -27,7 +23,9 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
 sys.path.insert(0, os.path.join(HERE, "..", "utils"))
+sys.path.insert(0, HERE)
 from loom import onnx_models  # noqa: E402
+import common  # noqa: E402
 import read_safetensors  # noqa: E402
 
 N = 6
@@ -37,18 +35,7 @@ TRAIN = ["--train", "--loss=cross_entropy", "--logits=logits",
 failures = 0
 
 
-def run(cmd, env=None, expect=0):
-    result = subprocess.run(cmd, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True,
-                            env=dict(os.environ, **(env or {})))
-    if result.returncode != expect:
-        sys.exit("FAIL: " + " ".join(cmd) + f" (exit {result.returncode})\n"
-                 + result.stdout)
-    return result.stdout
-
-
-def records(path):
-    return [json.loads(line) for line in open(path) if line.strip()]
+run, records = common.run, common.records
 
 
 def report(ok, text):
@@ -58,16 +45,8 @@ def report(ok, text):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--loomc", default="loomc")
-    parser.add_argument("--loomrun", default="loomrun")
-    parser.add_argument("--loom-ckpt", default="loom-ckpt")
-    parser.add_argument("workdir")
-    args = parser.parse_args()
+    args = common.parse_arguments()
     w = args.workdir
-    if os.path.exists(w):
-        shutil.rmtree(w)
-    os.makedirs(w)
     model = onnx_models.gpt()
     onnx = os.path.join(w, "gpt.onnx")
     onnx_models.save(model, onnx)

@@ -1499,25 +1499,6 @@ struct MaxPoolWithIndicesLowering : OpRewritePattern<MaxPoolWithIndicesOp> {
   }
 };
 
-/// For each output position along one spatial dimension, how many of its
-/// window's positions lie inside the input, [0, extent).
-SmallVector<int64_t> windowCounts(int64_t outputs, int64_t extent,
-                                  int64_t kernel, int64_t stride,
-                                  int64_t dilation, int64_t padBegin) {
-  SmallVector<int64_t> counts;
-  for (int64_t o = 0; o < outputs; ++o) {
-    // Positions start + k * dilation for k in [0, kernel); those inside
-    // have k in [first, last).
-    int64_t start = o * stride - padBegin;
-    int64_t first = (std::max<int64_t>(-start, 0) + dilation - 1) / dilation;
-    int64_t last =
-        std::min(kernel, (std::max<int64_t>(extent - start, 0) + dilation - 1) /
-                             dilation);
-    counts.push_back(std::max<int64_t>(last - first, 0));
-  }
-  return counts;
-}
-
 struct AvgPoolLowering : OpRewritePattern<AvgPoolOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(AvgPoolOp op,
@@ -1545,11 +1526,8 @@ struct AvgPoolLowering : OpRewritePattern<AvgPoolOp> {
     int64_t rank = resultType.getRank();
     for (size_t i = 0; i < spatial; ++i) {
       int64_t outputs = resultType.getDimSize(2 + i);
-      SmallVector<int64_t> n =
-          op.getCountIncludePad()
-              ? SmallVector<int64_t>(outputs, w.kernel[i])
-              : windowCounts(outputs, inType.getDimSize(2 + i), w.kernel[i],
-                             w.strides[i], w.dilations[i], w.padding[i]);
+      SmallVector<int64_t> n = w.averageCounts(
+          i, outputs, inType.getDimSize(2 + i), op.getCountIncludePad());
       if (llvm::all_equal(n)) {
         uniform *= n.empty() ? 1 : static_cast<double>(n.front());
         continue;

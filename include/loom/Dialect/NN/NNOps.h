@@ -41,6 +41,13 @@ struct PoolWindow {
   /// The span of the window along spatial dimension `i`,
   /// (kernel - 1) * dilation + 1.
   int64_t extent(size_t i) const { return (kernel[i] - 1) * dilations[i] + 1; }
+  /// For each of `outputs` positions along spatial dimension `i` of an
+  /// input of `inputExtent`, what an average divides by: the kernel's size,
+  /// or (without `countIncludePad`) how many of its window's positions lie
+  /// inside the input.
+  llvm::SmallVector<int64_t> averageCounts(size_t i, int64_t outputs,
+                                           int64_t inputExtent,
+                                           bool countIncludePad) const;
   llvm::SmallVector<int64_t> kernel, strides, padding, dilations;
 };
 

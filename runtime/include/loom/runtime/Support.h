@@ -69,6 +69,13 @@ std::string errnoMessage(int err);
 /// Copies `message` into a caller's error buffer (see Runtime.h).
 void copyError(std::string_view message, char *err, size_t errLen);
 
+/// copyError, then `status`: the failure return of a C API function.
+inline int failWith(loom_status status, std::string_view message, char *err,
+                    size_t errLen) {
+  copyError(message, err, errLen);
+  return status;
+}
+
 /// `dir` + "/" + `name` (no doubled separator).
 std::string joinPath(std::string_view dir, std::string_view name);
 
