@@ -32,6 +32,10 @@ CONFIGS = [
     ("zero3 dp=4", ["--mesh", "dp=4", "--zero=3"], 4),
     ("megatron tp=2", ["--mesh", "tp=2", "--strategy=megatron"], 2),
     ("megatron dp=2,tp=2", ["--mesh", "dp=2,tp=2", "--strategy=megatron"], 4),
+    ("megatron zero1 dp=2,tp=2", ["--mesh", "dp=2,tp=2",
+                                  "--strategy=megatron", "--zero=1"], 4),
+    ("megatron zero3 dp=2,tp=2", ["--mesh", "dp=2,tp=2",
+                                  "--strategy=megatron", "--zero=3"], 4),
 ]
 
 
