@@ -16,7 +16,6 @@ each median and the ratio PyTorch / Loom (above 1: Loom is faster).
 import argparse
 import json
 import os
-import subprocess
 import sys
 import tempfile
 
@@ -25,6 +24,7 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "python"))
 from loom import onnx_models  # noqa: E402
+from distributed_forward import run  # noqa: E402
 
 GPT = "layers=4,hidden=256,heads=8,vocab=512,seq=128"
 MODELS = [
@@ -35,13 +35,6 @@ MODELS = [
     # many threads in all.
     ("gpt dp=2", "gpt", "input_ids={b}x{seq}", 8, GPT, 2),
 ]
-
-
-def run(cmd):
-    result = subprocess.run(cmd, capture_output=True, text=True)
-    if result.returncode != 0:
-        sys.exit(f"failed: {' '.join(cmd)}\n{result.stdout}{result.stderr}")
-    return result.stdout + result.stderr
 
 
 def main():

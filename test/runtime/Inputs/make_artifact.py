@@ -26,8 +26,14 @@ import shutil
 import struct
 
 
-def tensor(name, dtype, shape):
-    return {"name": name, "dtype": dtype, "shape": shape}
+def tensor(name, dtype, shape, global_shape=None, sharding=None):
+    """A manifest tensor entry (global_shape and sharding when given)."""
+    spec = {"name": name, "dtype": dtype, "shape": shape}
+    if global_shape is not None:
+        spec["global_shape"] = global_shape
+    if sharding is not None:
+        spec["sharding"] = sharding
+    return spec
 
 
 def manifest_for(kind):

@@ -24,16 +24,7 @@ import shutil
 
 import numpy as np
 
-from make_artifact import apply_edits
-
-
-def tensor(name, dtype, shape, global_shape=None, sharding=None):
-    spec = {"name": name, "dtype": dtype, "shape": shape}
-    if global_shape is not None:
-        spec["global_shape"] = global_shape
-    if sharding is not None:
-        spec["sharding"] = sharding
-    return spec
+from make_artifact import apply_edits, tensor
 
 
 def collective(kind, group, nbytes):
