@@ -179,17 +179,21 @@ def DistSimplifyCollectives : Pass<"dist-simplify-collectives"> {
   }];
 }
 
-def DistBucketAllReduces : Pass<"dist-bucket-all-reduces"> {
-  let summary = "Fuse small all_reduces into buckets of one call each";
+def DistBucketCollectives : Pass<"dist-bucket-collectives"> {
+  let summary = "Fuse small collectives into buckets of one call each";
   let description = [{
-    Gradients arrive as one all_reduce per parameter; each call pays the
-    network's latency, so (as PyTorch DDP does) consecutive all_reduces of
-    one mesh group, reduction and element type are packed into buckets of
-    at most `bucket-bytes`: the inputs are flattened and concatenated, one
-    all_reduce runs, and slices give each result back. A bucket ends where a
-    result is used before the next member, so no value moves earlier than
-    its use. Bucketing is deterministic (program order), so the reduction
-    order, and with it every bit of a run, is the same from run to run.
+    A training step reduces every gradient (and under ZeRO gathers every
+    parameter) on its own; each call pays the network's latency, so (as
+    PyTorch DDP and DeepSpeed do) consecutive collectives of one kind, mesh
+    group, reduction and element type are packed into buckets of at most
+    `bucket-bytes`: all_reduces; all_gathers and reduce_scatters along
+    their outermost non-unit dimension. The inputs are flattened and
+    concatenated (a reduce-scatter's per device, so that each device's
+    blocks stay contiguous), one call runs, and slices give each result
+    back. Uses of a result that come before the bucket's last member move
+    after the bucket; a member that needs an earlier member's result ends
+    the bucket. Bucketing follows program order, so the reduction order,
+    and with it every bit of a run, is the same from run to run.
 
     ```mlir
     // before
@@ -200,7 +204,7 @@ def DistBucketAllReduces : Pass<"dist-bucket-all-reduces"> {
   }];
   let options = [
     Option<"bucketBytes", "bucket-bytes", "int64_t", "25 << 20",
-           "Largest bucket, in bytes">
+           "Largest bucket, in bytes (of one device's input)">
   ];
 }
 

@@ -207,7 +207,7 @@ LogicalResult loom::driver::runPipeline(ModuleOp module,
     pm.addPass(createDistPartition());
     pm.addPass(createDistLowerReshards());
     pm.addPass(createDistSimplifyCollectives());
-    pm.addPass(createDistBucketAllReduces());
+    pm.addPass(createDistBucketCollectives());
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
   }
