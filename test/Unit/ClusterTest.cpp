@@ -1,7 +1,10 @@
 //===- ClusterTest.cpp - Cluster descriptions and meshes on them ----------===//
 
 #include "loom/CostModel/Cluster.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 #include "gtest/gtest.h"
+#include <map>
 
 using namespace loom;
 
@@ -93,9 +96,28 @@ TEST(Cluster, BadMeshes) {
 }
 
 TEST(Cluster, ShippedExamplesParse) {
-  for (const char *name : {"h200x8.json", "cpu-2x16.json"}) {
-    auto c = readClusterFile(std::string(LOOM_SOURCE_DIR "/clusters/") + name);
-    EXPECT_TRUE(!!c) << (c ? "" : llvm::toString(c.takeError()));
+  std::map<std::string, Cluster> shipped;
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(LOOM_SOURCE_DIR "/clusters", ec),
+       end;
+       it != end && !ec; it.increment(ec)) {
+    if (llvm::sys::path::extension(it->path()) != ".json")
+      continue;
+    auto c = readClusterFile(it->path());
+    ASSERT_TRUE(!!c) << it->path() << ": " << llvm::toString(c.takeError());
+    shipped[llvm::sys::path::filename(it->path()).str()] = std::move(*c);
   }
+  ASSERT_FALSE(ec) << ec.message();
+  // The GPU nodes the planner's tests assume, from their datasheets.
+  for (const char *name : {"a100x8.json", "h100x8.json", "h200x8.json"}) {
+    ASSERT_TRUE(shipped.count(name)) << name;
+    const Cluster &c = shipped[name];
+    EXPECT_EQ(c.devicesPerNode, 8) << name;
+    EXPECT_GT(c.intraNode.bandwidthGBps, c.interNode.bandwidthGBps) << name;
+    EXPECT_GT(c.device.peakTFLOPs.lookup("bfloat16"), 0) << name;
+  }
+  EXPECT_EQ(shipped["a100x8.json"].device.peakTFLOPs.lookup("bfloat16"), 312);
+  EXPECT_EQ(shipped["h100x8.json"].device.memoryGB, 80);
+  EXPECT_TRUE(shipped.count("cpu-2x16.json"));
 }
 } // namespace
