@@ -77,7 +77,7 @@ LogicalResult loom::buildGradients(OpBuilder &b, Location loc,
     if (!vjp)
       return op->emitError("cannot differentiate through '")
              << op->getName() << "': it has no gradient rule";
-    SmallVector<Value> operandGrads;
+    SmallVector<Value> operandGrads(op->getNumOperands());
     if (failed(vjp.buildVJP(b, resultGrads, operandGrads)))
       return op->emitError("the gradient rule of '")
              << op->getName() << "' failed";

@@ -10,9 +10,11 @@ def GradientOpInterface : OpInterface<"GradientOpInterface"> {
   let description = [{
     The vector-Jacobian product of an op, built from other ops of its
     dialect. Given the gradients flowing into the op's results (null where a
-    result does not reach the loss), `buildVJP` creates the ops computing the
-    gradient of every differentiable operand and returns them in operand
-    order (null for non-differentiable operands such as integer indices).
+    result does not reach the loss; at least one is not), `buildVJP` creates
+    the ops computing the gradient of every differentiable operand and
+    stores them in `operandGradients`, which the caller sizes to the
+    operands and fills with null (left null for non-differentiable operands
+    such as integer indices).
     The autodiff pass walks a scalar loss backwards through this interface;
     an op that does not implement it stops differentiation with a diagnostic.
   }];

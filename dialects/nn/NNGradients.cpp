@@ -70,8 +70,7 @@ Value select(OpBuilder &b, Location loc, CompareDirection d, Value x, Value y,
 template <typename Fn>
 LogicalResult unaryVJP(Operation *op, OpBuilder &b, ValueRange resultGradients,
                        SmallVectorImpl<Value> &operandGradients, Fn fn) {
-  operandGradients.assign(1, Value());
-  if (!resultGradients[0] || !isFloatTensor(op->getOperand(0)))
+  if (!isFloatTensor(op->getOperand(0)))
     return success();
   operandGradients[0] =
       fn(op->getLoc(), resultGradients[0], op->getOperand(0), op->getResult(0));
@@ -81,8 +80,7 @@ LogicalResult unaryVJP(Operation *op, OpBuilder &b, ValueRange resultGradients,
 template <typename Fn>
 LogicalResult binaryVJP(Operation *op, OpBuilder &b, ValueRange resultGradients,
                         SmallVectorImpl<Value> &operandGradients, Fn fn) {
-  operandGradients.assign(2, Value());
-  if (!resultGradients[0] || !isFloatTensor(op->getResult(0)))
+  if (!isFloatTensor(op->getResult(0)))
     return success();
   Location loc = op->getLoc();
   Value x = op->getOperand(0), y = op->getOperand(1);
@@ -109,12 +107,10 @@ Value keptDims(OpBuilder &b, Location loc, Value g, RankedTensorType input,
 LogicalResult reshapeBack(Operation *op, OpBuilder &b,
                           ValueRange resultGradients,
                           SmallVectorImpl<Value> &operandGradients) {
-  operandGradients.assign(1, Value());
-  if (resultGradients[0])
-    operandGradients[0] = b.create<ReshapeOp>(
-        op->getLoc(), resultGradients[0],
-        b.getDenseI64ArrayAttr(
-            cast<RankedTensorType>(op->getOperand(0).getType()).getShape()));
+  operandGradients[0] = b.create<ReshapeOp>(
+      op->getLoc(), resultGradients[0],
+      b.getDenseI64ArrayAttr(
+          cast<RankedTensorType>(op->getOperand(0).getType()).getShape()));
   return success();
 }
 
@@ -242,8 +238,7 @@ NN_BINARY_VJP(MinOp, {
 
 LogicalResult WhereOp::buildVJP(OpBuilder &b, ValueRange resultGradients,
                                 SmallVectorImpl<Value> &operandGradients) {
-  operandGradients.assign(3, Value());
-  if (!resultGradients[0] || !isFloatTensor(getResult()))
+  if (!isFloatTensor(getResult()))
     return success();
   Location loc = getLoc();
   Value g = resultGradients[0];
@@ -261,8 +256,7 @@ LogicalResult WhereOp::buildVJP(OpBuilder &b, ValueRange resultGradients,
 
 LogicalResult ReduceSumOp::buildVJP(OpBuilder &b, ValueRange resultGradients,
                                     SmallVectorImpl<Value> &operandGradients) {
-  operandGradients.assign(1, Value());
-  if (!resultGradients[0] || !isFloatTensor(getInput()))
+  if (!isFloatTensor(getInput()))
     return success();
   RankedTensorType in = getInput().getType();
   Value g = keptDims(b, getLoc(), resultGradients[0], in, getAxes());
@@ -273,9 +267,6 @@ LogicalResult ReduceSumOp::buildVJP(OpBuilder &b, ValueRange resultGradients,
 
 LogicalResult ReduceMeanOp::buildVJP(OpBuilder &b, ValueRange resultGradients,
                                      SmallVectorImpl<Value> &operandGradients) {
-  operandGradients.assign(1, Value());
-  if (!resultGradients[0])
-    return success();
   RankedTensorType in = getInput().getType();
   int64_t count = 1;
   for (int64_t a : getAxes())
@@ -294,8 +285,7 @@ static LogicalResult extremeVJP(Operation *op, OpBuilder &b, Value input,
                                 Value result, ArrayRef<int64_t> axes,
                                 ValueRange resultGradients,
                                 SmallVectorImpl<Value> &operandGradients) {
-  operandGradients.assign(1, Value());
-  if (!resultGradients[0] || !isFloatTensor(input))
+  if (!isFloatTensor(input))
     return success();
   Location loc = op->getLoc();
   auto in = cast<RankedTensorType>(input.getType());
@@ -334,8 +324,7 @@ LogicalResult ReduceMinOp::buildVJP(OpBuilder &b, ValueRange resultGradients,
 
 LogicalResult MatmulOp::buildVJP(OpBuilder &b, ValueRange resultGradients,
                                  SmallVectorImpl<Value> &operandGradients) {
-  operandGradients.assign(2, Value());
-  if (!resultGradients[0] || !isFloatTensor(getResult()))
+  if (!isFloatTensor(getResult()))
     return success();
   Location loc = getLoc();
   Value g = resultGradients[0];
@@ -369,9 +358,6 @@ LogicalResult MatmulOp::buildVJP(OpBuilder &b, ValueRange resultGradients,
 
 LogicalResult TransposeOp::buildVJP(OpBuilder &b, ValueRange resultGradients,
                                     SmallVectorImpl<Value> &operandGradients) {
-  operandGradients.assign(1, Value());
-  if (!resultGradients[0])
-    return success();
   ArrayRef<int64_t> perm = getPermutation();
   SmallVector<int64_t> inverse(perm.size());
   for (auto [i, p] : llvm::enumerate(perm))
@@ -389,9 +375,6 @@ LogicalResult ReshapeOp::buildVJP(OpBuilder &b, ValueRange resultGradients,
 LogicalResult
 BroadcastToOp::buildVJP(OpBuilder &b, ValueRange resultGradients,
                         SmallVectorImpl<Value> &operandGradients) {
-  operandGradients.assign(1, Value());
-  if (!resultGradients[0])
-    return success();
   operandGradients[0] = grad(b, getLoc(), resultGradients[0], getInput());
   return success();
 }
@@ -402,9 +385,6 @@ BroadcastToOp::buildVJP(OpBuilder &b, ValueRange resultGradients,
 
 LogicalResult SoftmaxOp::buildVJP(OpBuilder &b, ValueRange resultGradients,
                                   SmallVectorImpl<Value> &operandGradients) {
-  operandGradients.assign(1, Value());
-  if (!resultGradients[0])
-    return success();
   Location loc = getLoc();
   Value g = resultGradients[0], r = getResult();
   // dx = r (g - sum(g r))
@@ -418,9 +398,6 @@ LogicalResult SoftmaxOp::buildVJP(OpBuilder &b, ValueRange resultGradients,
 
 LogicalResult LogSoftmaxOp::buildVJP(OpBuilder &b, ValueRange resultGradients,
                                      SmallVectorImpl<Value> &operandGradients) {
-  operandGradients.assign(1, Value());
-  if (!resultGradients[0])
-    return success();
   Location loc = getLoc();
   Value g = resultGradients[0];
   // dx = g - softmax(x) sum(g)
@@ -434,9 +411,6 @@ LogicalResult LogSoftmaxOp::buildVJP(OpBuilder &b, ValueRange resultGradients,
 
 LogicalResult LayerNormOp::buildVJP(OpBuilder &b, ValueRange resultGradients,
                                     SmallVectorImpl<Value> &operandGradients) {
-  operandGradients.assign(getNumOperands(), Value());
-  if (!resultGradients[0])
-    return success();
   Location loc = getLoc();
   Value g = resultGradients[0], x = getInput();
   RankedTensorType type = getInput().getType();
@@ -473,9 +447,6 @@ LogicalResult LayerNormOp::buildVJP(OpBuilder &b, ValueRange resultGradients,
 
 LogicalResult GeluOp::buildVJP(OpBuilder &b, ValueRange resultGradients,
                                SmallVectorImpl<Value> &operandGradients) {
-  operandGradients.assign(1, Value());
-  if (!resultGradients[0])
-    return success();
   Location loc = getLoc();
   Value g = resultGradients[0], x = getInput();
   auto c = [&](double v) { return scalarLike(b, loc, x, v); };
@@ -514,9 +485,6 @@ LogicalResult GeluOp::buildVJP(OpBuilder &b, ValueRange resultGradients,
 LogicalResult
 CrossEntropyOp::buildVJP(OpBuilder &b, ValueRange resultGradients,
                          SmallVectorImpl<Value> &operandGradients) {
-  operandGradients.assign(2, Value());
-  if (!resultGradients[0])
-    return success();
   Location loc = getLoc();
   RankedTensorType logits = getLogits().getType();
   auto labels = cast<RankedTensorType>(getLabels().getType());
@@ -567,9 +535,7 @@ CrossEntropyOp::buildVJP(OpBuilder &b, ValueRange resultGradients,
 
 LogicalResult CastOp::buildVJP(OpBuilder &b, ValueRange resultGradients,
                                SmallVectorImpl<Value> &operandGradients) {
-  operandGradients.assign(1, Value());
-  if (!resultGradients[0] || !isFloatTensor(getInput()) ||
-      !isFloatTensor(getResult()))
+  if (!isFloatTensor(getInput()) || !isFloatTensor(getResult()))
     return success();
   Type back = cast<ShapedType>(getInput().getType()).getElementType();
   operandGradients[0] = b.create<CastOp>(
@@ -589,9 +555,6 @@ LogicalResult UnsqueezeOp::buildVJP(OpBuilder &b, ValueRange resultGradients,
 
 LogicalResult ConcatOp::buildVJP(OpBuilder &b, ValueRange resultGradients,
                                  SmallVectorImpl<Value> &operandGradients) {
-  operandGradients.assign(getNumOperands(), Value());
-  if (!resultGradients[0])
-    return success();
   RankedTensorType type = getResult().getType();
   int64_t axis = getAxis(), offset = 0;
   for (auto [i, input] : llvm::enumerate(getInputs())) {
@@ -608,8 +571,7 @@ LogicalResult ConcatOp::buildVJP(OpBuilder &b, ValueRange resultGradients,
 
 LogicalResult SliceOp::buildVJP(OpBuilder &b, ValueRange resultGradients,
                                 SmallVectorImpl<Value> &operandGradients) {
-  operandGradients.assign(1, Value());
-  if (!resultGradients[0] || !isFloatTensor(getInput()))
+  if (!isFloatTensor(getInput()))
     return success();
   Location loc = getLoc();
   Value g = resultGradients[0];
@@ -646,8 +608,7 @@ LogicalResult SliceOp::buildVJP(OpBuilder &b, ValueRange resultGradients,
 
 LogicalResult GatherOp::buildVJP(OpBuilder &b, ValueRange resultGradients,
                                  SmallVectorImpl<Value> &operandGradients) {
-  operandGradients.assign(2, Value());
-  if (!resultGradients[0] || !isFloatTensor(getData()))
+  if (!isFloatTensor(getData()))
     return success();
   // Each gathered slice sends its gradient back to the row it was read
   // from; rows read more than once get the sum.
@@ -660,9 +621,6 @@ LogicalResult GatherOp::buildVJP(OpBuilder &b, ValueRange resultGradients,
 
 LogicalResult ScatterAddOp::buildVJP(OpBuilder &b, ValueRange resultGradients,
                                      SmallVectorImpl<Value> &operandGradients) {
-  operandGradients.assign(2, Value());
-  if (!resultGradients[0])
-    return success();
   // Each update lands on one row: its gradient is that row's.
   operandGradients[0] =
       b.create<GatherOp>(getLoc(), resultGradients[0], getIndices(), getAxis());
@@ -671,7 +629,6 @@ LogicalResult ScatterAddOp::buildVJP(OpBuilder &b, ValueRange resultGradients,
 
 LogicalResult SplitOp::buildVJP(OpBuilder &b, ValueRange resultGradients,
                                 SmallVectorImpl<Value> &operandGradients) {
-  operandGradients.assign(1, Value());
   if (!isFloatTensor(getInput()))
     return success();
   // Results that do not reach the loss contribute zeros.
@@ -751,9 +708,6 @@ static Value placeStrided(OpBuilder &b, Location loc, Value g,
 
 LogicalResult Conv2dOp::buildVJP(OpBuilder &b, ValueRange resultGradients,
                                  SmallVectorImpl<Value> &operandGradients) {
-  operandGradients.assign(getNumOperands(), Value());
-  if (!resultGradients[0])
-    return success();
   Location loc = getLoc();
   Value g = resultGradients[0], x = getInput(), w = getFilter();
   RankedTensorType xt = getInput().getType(), wt = getFilter().getType();
@@ -852,8 +806,7 @@ static Value maxPoolGradient(OpBuilder &b, Location loc, Value g, Value indices,
 
 LogicalResult MaxPoolOp::buildVJP(OpBuilder &b, ValueRange resultGradients,
                                   SmallVectorImpl<Value> &operandGradients) {
-  operandGradients.assign(1, Value());
-  if (!resultGradients[0] || !isFloatTensor(getInput()))
+  if (!isFloatTensor(getInput()))
     return success();
   // The same pool with the positions of its maxima (the first of equal
   // maxima wins).
@@ -870,8 +823,7 @@ LogicalResult MaxPoolOp::buildVJP(OpBuilder &b, ValueRange resultGradients,
 LogicalResult
 MaxPoolWithIndicesOp::buildVJP(OpBuilder &b, ValueRange resultGradients,
                                SmallVectorImpl<Value> &operandGradients) {
-  operandGradients.assign(1, Value());
-  if (!resultGradients[0] || !isFloatTensor(getInput()))
+  if (!isFloatTensor(getInput()))
     return success();
   Value indices = getIndices();
   if (getOrder() != IndexOrder::RowMajor)
@@ -888,9 +840,6 @@ MaxPoolWithIndicesOp::buildVJP(OpBuilder &b, ValueRange resultGradients,
 
 LogicalResult AvgPoolOp::buildVJP(OpBuilder &b, ValueRange resultGradients,
                                   SmallVectorImpl<Value> &operandGradients) {
-  operandGradients.assign(1, Value());
-  if (!resultGradients[0])
-    return success();
   Location loc = getLoc();
   RankedTensorType in = getInput().getType();
   auto out = cast<RankedTensorType>(getResult().getType());
@@ -949,9 +898,6 @@ LogicalResult AvgPoolOp::buildVJP(OpBuilder &b, ValueRange resultGradients,
 LogicalResult
 GlobalAvgPool2dOp::buildVJP(OpBuilder &b, ValueRange resultGradients,
                             SmallVectorImpl<Value> &operandGradients) {
-  operandGradients.assign(1, Value());
-  if (!resultGradients[0])
-    return success();
   Location loc = getLoc();
   RankedTensorType in = getInput().getType();
   double count = double(in.getDimSize(2) * in.getDimSize(3));
@@ -975,9 +921,6 @@ GlobalMaxPool2dOp::buildVJP(OpBuilder &b, ValueRange resultGradients,
 
 LogicalResult BatchNormOp::buildVJP(OpBuilder &b, ValueRange resultGradients,
                                     SmallVectorImpl<Value> &operandGradients) {
-  operandGradients.assign(5, Value());
-  if (!resultGradients[0])
-    return success();
   Location loc = getLoc();
   Value g = resultGradients[0];
   RankedTensorType type = getInput().getType();
@@ -1017,8 +960,7 @@ LogicalResult BatchNormOp::buildVJP(OpBuilder &b, ValueRange resultGradients,
 
 LogicalResult PadOp::buildVJP(OpBuilder &b, ValueRange resultGradients,
                               SmallVectorImpl<Value> &operandGradients) {
-  operandGradients.assign(1, Value());
-  if (!resultGradients[0] || !isFloatTensor(getInput()))
+  if (!isFloatTensor(getInput()))
     return success();
   Location loc = getLoc();
   Value g = resultGradients[0];
@@ -1066,8 +1008,7 @@ LogicalResult PadOp::buildVJP(OpBuilder &b, ValueRange resultGradients,
 
 LogicalResult TriluOp::buildVJP(OpBuilder &b, ValueRange resultGradients,
                                 SmallVectorImpl<Value> &operandGradients) {
-  operandGradients.assign(1, Value());
-  if (!resultGradients[0] || !isFloatTensor(getInput()))
+  if (!isFloatTensor(getInput()))
     return success();
   // Linear: the gradient keeps the same triangle.
   operandGradients[0] = b.create<TriluOp>(getLoc(), resultGradients[0],
