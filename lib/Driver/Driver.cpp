@@ -115,30 +115,6 @@ static Strategy effectiveStrategy(ModuleOp module, const Options &options) {
   return Strategy::None;
 }
 
-/// -nn-build-training-step with the --train options.
-static void addTrainingStep(PassManager &pm, const TrainOptions &t) {
-  NNBuildTrainingStepOptions o;
-  o.loss = t.loss;
-  o.logits = t.logits;
-  o.labels = t.labels;
-  o.optimizer = t.optimizer;
-  o.lr = t.lr;
-  o.momentum = t.momentum;
-  o.beta1 = t.beta1;
-  o.beta2 = t.beta2;
-  o.eps = t.eps;
-  o.weightDecay = t.weightDecay;
-  o.lrSchedule = t.lrSchedule;
-  o.warmup = t.warmup;
-  o.decaySteps = t.decaySteps;
-  o.minLr = t.minLr;
-  o.gradAccum = t.gradAccum;
-  o.clipGradNorm = t.clipGradNorm;
-  o.zero = t.zero;
-  o.freeze = t.freeze;
-  pm.addPass(createNNBuildTrainingStep(o));
-}
-
 LogicalResult loom::driver::runPipeline(ModuleOp module,
                                         const Options &options) {
   MLIRContext *ctx = module->getContext();
@@ -154,10 +130,10 @@ LogicalResult loom::driver::runPipeline(ModuleOp module,
   bool wantsMesh =
       options.emit == EmitKind::Plan || options.emit == EmitKind::SPMD;
   const TrainOptions &train = options.train;
-  if (!train.enabled && train.zero != 0)
+  if (!train.enabled && train.step.zero != 0)
     return emitError(loc) << "--zero applies to training: add --train";
-  if (train.enabled && train.zero != 0 && strategy == Strategy::None)
-    return emitError(loc) << "--zero=" << train.zero
+  if (train.enabled && train.step.zero != 0 && strategy == Strategy::None)
+    return emitError(loc) << "--zero=" << train.step.zero
                           << " shards over the data-parallel mesh axes: "
                              "pass --mesh (e.g. --mesh dp=2)";
   if (strategy == Strategy::None) {
@@ -167,7 +143,7 @@ LogicalResult loom::driver::runPipeline(ModuleOp module,
     if (!train.enabled)
       return success();
     PassManager pm(ctx);
-    addTrainingStep(pm, train);
+    pm.addPass(createNNBuildTrainingStep(train.step));
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
     return pm.run(module);
@@ -195,7 +171,7 @@ LogicalResult loom::driver::runPipeline(ModuleOp module,
     pm.addPass(createDistApplyStrategy(strategyOptions));
   }
   if (train.enabled) {
-    addTrainingStep(pm, train);
+    pm.addPass(createNNBuildTrainingStep(train.step));
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
   }
@@ -257,6 +233,8 @@ llvm::cl::OptionCategory inputCategory("Input");
 llvm::cl::OptionCategory outputCategory("Output");
 llvm::cl::OptionCategory distCategory("Distribution");
 llvm::cl::OptionCategory trainCategory("Training");
+/// The training options' defaults are the pass's.
+const NNBuildTrainingStepOptions kStep;
 
 struct CommandLine {
   llvm::cl::opt<std::string> input{
@@ -343,55 +321,57 @@ struct CommandLine {
       "labels",
       llvm::cl::desc("With --loss=cross_entropy: the name of the integer "
                      "labels input to add (default: labels)"),
-      llvm::cl::value_desc("NAME"), llvm::cl::init("labels"),
+      llvm::cl::value_desc("NAME"), llvm::cl::init(kStep.labels),
       llvm::cl::cat(trainCategory)};
   llvm::cl::opt<std::string> optimizer{
       "optimizer", llvm::cl::desc("sgd or adamw (default)"),
-      llvm::cl::init("adamw"), llvm::cl::cat(trainCategory)};
+      llvm::cl::init(kStep.optimizer), llvm::cl::cat(trainCategory)};
   llvm::cl::opt<double> lr{"lr", llvm::cl::desc("Learning rate (1e-3)"),
-                           llvm::cl::init(1e-3), llvm::cl::cat(trainCategory)};
+                           llvm::cl::init(kStep.lr),
+                           llvm::cl::cat(trainCategory)};
   llvm::cl::opt<double> momentum{"momentum", llvm::cl::desc("SGD momentum (0)"),
-                                 llvm::cl::init(0.0),
+                                 llvm::cl::init(kStep.momentum),
                                  llvm::cl::cat(trainCategory)};
   llvm::cl::opt<double> beta1{"beta1", llvm::cl::desc("AdamW beta1 (0.9)"),
-                              llvm::cl::init(0.9),
+                              llvm::cl::init(kStep.beta1),
                               llvm::cl::cat(trainCategory)};
   llvm::cl::opt<double> beta2{"beta2", llvm::cl::desc("AdamW beta2 (0.999)"),
-                              llvm::cl::init(0.999),
+                              llvm::cl::init(kStep.beta2),
                               llvm::cl::cat(trainCategory)};
   llvm::cl::opt<double> eps{"eps", llvm::cl::desc("AdamW epsilon (1e-8)"),
-                            llvm::cl::init(1e-8), llvm::cl::cat(trainCategory)};
+                            llvm::cl::init(kStep.eps),
+                            llvm::cl::cat(trainCategory)};
   llvm::cl::opt<double> weightDecay{
       "weight-decay",
       llvm::cl::desc("Weight decay: decoupled for AdamW, L2 for SGD (0)"),
-      llvm::cl::init(0.0), llvm::cl::cat(trainCategory)};
+      llvm::cl::init(kStep.weightDecay), llvm::cl::cat(trainCategory)};
   llvm::cl::opt<std::string> lrSchedule{
       "lr-schedule", llvm::cl::desc("constant (default) or cosine"),
-      llvm::cl::init("constant"), llvm::cl::cat(trainCategory)};
+      llvm::cl::init(kStep.lrSchedule), llvm::cl::cat(trainCategory)};
   llvm::cl::opt<int64_t> warmup{
-      "warmup", llvm::cl::desc("Linear warm-up steps (0)"), llvm::cl::init(0),
-      llvm::cl::cat(trainCategory)};
+      "warmup", llvm::cl::desc("Linear warm-up steps (0)"),
+      llvm::cl::init(kStep.warmup), llvm::cl::cat(trainCategory)};
   llvm::cl::opt<int64_t> decaySteps{
       "decay-steps",
       llvm::cl::desc("Cosine: steps from the end of warm-up to --min-lr"),
-      llvm::cl::init(0), llvm::cl::cat(trainCategory)};
+      llvm::cl::init(kStep.decaySteps), llvm::cl::cat(trainCategory)};
   llvm::cl::opt<double> minLr{
       "min-lr", llvm::cl::desc("Cosine: the final rate (0)"),
-      llvm::cl::init(0.0), llvm::cl::cat(trainCategory)};
+      llvm::cl::init(kStep.minLr), llvm::cl::cat(trainCategory)};
   llvm::cl::opt<int64_t> gradAccum{
       "grad-accum",
       llvm::cl::desc("Microbatches per step: the inputs take K times the "
                      "model's batch (1)"),
-      llvm::cl::init(1), llvm::cl::cat(trainCategory)};
+      llvm::cl::init(kStep.gradAccum), llvm::cl::cat(trainCategory)};
   llvm::cl::opt<double> clipGradNorm{
       "clip-grad-norm",
       llvm::cl::desc("Clip the global gradient norm to this (0: off)"),
-      llvm::cl::init(0.0), llvm::cl::cat(trainCategory)};
+      llvm::cl::init(kStep.clipGradNorm), llvm::cl::cat(trainCategory)};
   llvm::cl::opt<int64_t> zero{
       "zero",
       llvm::cl::desc("ZeRO stage: shard optimizer state (1), also gradients "
                      "(2), also parameters (3) over the data axes"),
-      llvm::cl::init(0), llvm::cl::cat(trainCategory)};
+      llvm::cl::init(kStep.zero), llvm::cl::cat(trainCategory)};
   llvm::cl::opt<std::string> freeze{
       "freeze",
       llvm::cl::desc("Do not train parameters whose whole name matches this "
@@ -433,8 +413,8 @@ struct CommandLine {
     options.strategy = strategy;
     options.clusterFile = cluster;
     options.inputShapes.assign(inputShapes.begin(), inputShapes.end());
-    TrainOptions &t = options.train;
-    t.enabled = train;
+    options.train.enabled = train;
+    NNBuildTrainingStepOptions &t = options.train.step;
     t.loss = loss;
     t.logits = logits;
     t.labels = labels;

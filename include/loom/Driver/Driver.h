@@ -11,6 +11,7 @@
 #ifndef LOOM_DRIVER_DRIVER_H
 #define LOOM_DRIVER_DRIVER_H
 
+#include "loom/Passes/Passes.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "llvm/Support/SourceMgr.h"
@@ -48,20 +49,10 @@ enum class Strategy {
   Manual,
 };
 
-/// `--train`: what -nn-build-training-step builds.
+/// `--train`: whether to build a training step, and its options.
 struct TrainOptions {
   bool enabled = false;
-  std::string loss, logits, labels = "labels";
-  std::string optimizer = "adamw";
-  double lr = 1e-3, momentum = 0, beta1 = 0.9, beta2 = 0.999, eps = 1e-8,
-         weightDecay = 0;
-  std::string lrSchedule = "constant";
-  int64_t warmup = 0, decaySteps = 0;
-  double minLr = 0;
-  int64_t gradAccum = 1;
-  double clipGradNorm = 0;
-  int64_t zero = 0;
-  std::string freeze;
+  NNBuildTrainingStepOptions step;
 };
 
 struct Options {
