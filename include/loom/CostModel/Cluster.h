@@ -33,6 +33,9 @@ struct DeviceSpec {
   double memoryBandwidthGBps = 0;
   /// Peak dense TFLOP/s per dtype name ("float32", "bfloat16", ...).
   llvm::StringMap<double> peakTFLOPs;
+  /// Measured f32 matmul TFLOP/s by problem size (the cube root of m*n*k),
+  /// sorted by size; empty unless calibrated.
+  std::vector<std::pair<double, double>> matmulTFLOPsBySize;
 };
 
 struct Cluster {
