@@ -726,13 +726,17 @@ void printVersion(llvm::raw_ostream &os) {
 
 int loom::driver::loomcMain(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  if (argc > 1 && StringRef(argv[1]) == "calibrate")
+    return calibrateMain(argc, argv);
   CommandLine cl;
   llvm::cl::HideUnrelatedOptions(
       {&inputCategory, &outputCategory, &distCategory, &trainCategory});
   llvm::cl::SetVersionPrinter(printVersion);
   if (!llvm::cl::ParseCommandLineOptions(
           argc, argv,
-          "loomc: compile a model into a distributed training program\n",
+          "loomc: compile a model into a distributed training program\n\n"
+          "  loomc calibrate -o FILE: measure this machine as a cluster "
+          "description (see loomc calibrate --help)\n",
           &llvm::errs()))
     return ExitCode::Failure;
   if (cl.listOperators) {

@@ -128,6 +128,12 @@ mlir::LogicalResult emit(mlir::ModuleOp module, const Options &options,
 /// files are written whole or not at all.
 int loomcMain(int argc, char **argv);
 
+/// `loomc calibrate [-o FILE] [--np N] [--threads T] [--quick]`: measures
+/// this machine with loom-calibrate on N ranks (through mpirun) and writes
+/// the cluster description that `--cluster` reads (docs/Cluster.md).
+/// `argv[1]` is "calibrate".
+int calibrateMain(int argc, char **argv);
+
 } // namespace loom::driver
 
 #endif // LOOM_DRIVER_DRIVER_H
