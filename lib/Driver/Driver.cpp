@@ -184,9 +184,9 @@ void printHand(llvm::raw_ostream &os, StringRef name,
     return;
   }
   double t = hand->best.time.total();
-  os << llvm::formatv("{0,10}  auto/hand {1:F3}  {2}\n",
+  os << llvm::formatv("{0,10}  auto/hand {1:F3}  {2}  seconds={3:e}\n",
                       planner::formatSeconds(t), autoSeconds / t,
-                      hand->best.shape());
+                      hand->best.shape(), t);
 }
 
 /// Plans the model (--strategy=auto), prints what was asked, and writes the

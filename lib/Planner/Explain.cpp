@@ -81,7 +81,8 @@ void Planner::explain(const PlanResult &r, const Cluster &cluster,
   double total = p.time.total();
   os << "predicted step time  " << formatSeconds(total) << "   (MFU "
      << llvm::formatv("{0:F1}", 100 * p.mfu) << " %, "
-     << count(p.modelFlopsPerStep) << "FLOP per step)\n";
+     << count(p.modelFlopsPerStep) << "FLOP per step; seconds="
+     << llvm::formatv("{0:e}", total) << ")\n";
   os << llvm::formatv("  {0,-24} {1,10} {2}\n", "compute",
                       formatSeconds(p.time.compute),
                       percent(p.time.compute, total));
