@@ -204,8 +204,7 @@ struct DistApplyStrategyPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (strategy != "data" && strategy != "megatron" &&
-        strategy != "planned") {
+    if (strategy != "data" && strategy != "megatron" && strategy != "planned") {
       module.emitError("unknown strategy '")
           << strategy << "' (expected data, megatron or planned)";
       return signalPassFailure();

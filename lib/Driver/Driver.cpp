@@ -6,8 +6,8 @@
 #include "loom/Dialect/Dist/DistOps.h"
 #include "loom/Frontend/ONNX/ONNXImporter.h"
 #include "loom/InitAll.h"
-#include "loom/Planner/Planner.h"
 #include "loom/Passes/Passes.h"
+#include "loom/Planner/Planner.h"
 #include "loom/Target/CPUTarget.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Diagnostics.h"
@@ -16,9 +16,9 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Error.h"
-#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
@@ -209,7 +209,7 @@ FailureOr<AutoDecision> planAuto(ModuleOp module, const Options &options,
   planner::PlannerOptions popts;
   popts.train = options.train.enabled;
   popts.simulate = po.simulate;
-  popts.devices = po.devices > 0 ? po.devices
+  popts.devices = po.devices > 0                ? po.devices
                   : options.clusterFile.empty() ? 1
                                                 : cluster->numDevices();
   if (po.precision == "mixed" ||

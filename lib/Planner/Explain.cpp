@@ -52,8 +52,8 @@ void Planner::explain(const PlanResult &r, const Cluster &cluster,
     os << " (" << std::max<int64_t>(1, r.devices / cluster.devicesPerNode)
        << " node(s) of " << cluster.devicesPerNode << ")";
   os << ", " << r.precision << "\n";
-  os << llvm::formatv("  mesh            dp={0} x tp={1} x pp={2}", p.dp,
-                      p.tp, p.pp);
+  os << llvm::formatv("  mesh            dp={0} x tp={1} x pp={2}", p.dp, p.tp,
+                      p.pp);
   os << "  (tp innermost, then dp, then pp)\n";
   os << llvm::formatv("  batch           {0} microbatch(es) of {1} sample(s) "
                       "per data-parallel rank",
@@ -62,9 +62,10 @@ void Planner::explain(const PlanResult &r, const Cluster &cluster,
     os << ", " << scheduleName(p.schedule) << " schedule";
   os << "\n";
   os << "  ZeRO stage      " << p.zero << "\n";
-  os << "  recomputation   " << (p.recompute ? "full (each layer's forward "
-                                               "runs again in backward)"
-                                             : "off")
+  os << "  recomputation   "
+     << (p.recompute ? "full (each layer's forward "
+                       "runs again in backward)"
+                     : "off")
      << "\n";
   if (p.tp > 1)
     os << "  tensor ops      " << p.candidateName
@@ -81,8 +82,8 @@ void Planner::explain(const PlanResult &r, const Cluster &cluster,
   double total = p.time.total();
   os << "predicted step time  " << formatSeconds(total) << "   (MFU "
      << llvm::formatv("{0:F1}", 100 * p.mfu) << " %, "
-     << count(p.modelFlopsPerStep) << "FLOP per step; seconds="
-     << llvm::formatv("{0:e}", total) << ")\n";
+     << count(p.modelFlopsPerStep)
+     << "FLOP per step; seconds=" << llvm::formatv("{0:e}", total) << ")\n";
   os << llvm::formatv("  {0,-24} {1,10} {2}\n", "compute",
                       formatSeconds(p.time.compute),
                       percent(p.time.compute, total));
@@ -144,8 +145,8 @@ void Planner::explain(const PlanResult &r, const Cluster &cluster,
     }
     os << "\n";
   }
-  os << "searched " << r.plansPriced << " plans in "
-     << formatSeconds(r.seconds) << "\n";
+  os << "searched " << r.plansPriced << " plans in " << formatSeconds(r.seconds)
+     << "\n";
 }
 
 void Planner::trace(const Plan &p, const Cluster &cluster,
@@ -224,15 +225,14 @@ void Planner::trace(const Plan &p, const Cluster &cluster,
         if (!w.backward)
           ready = s == 0 ? 0 : fEnd[s - 1][w.microbatch];
         else
-          ready = s == pp - 1 ? fEnd[s][w.microbatch]
-                              : bEnd[s + 1][w.microbatch];
+          ready =
+              s == pp - 1 ? fEnd[s][w.microbatch] : bEnd[s + 1][w.microbatch];
         if (ready < 0)
           break;
         double start = std::max(ready, free[s]);
         double dur = w.backward ? bwd[s] : fwd[s];
         std::string name =
-            llvm::formatv("{0}{1}", w.backward ? "B" : "F", w.microbatch)
-                .str();
+            llvm::formatv("{0}{1}", w.backward ? "B" : "F", w.microbatch).str();
         event(name, s, 0, start, dur, w.backward ? "backward" : "forward");
         (w.backward ? bEnd : fEnd)[s][w.microbatch] = start + dur;
         free[s] = start + dur;
@@ -274,12 +274,12 @@ void Planner::trace(const Plan &p, const Cluster &cluster,
     const char *lanes[] = {"compute (incl. tp collectives)", "tp comm",
                            "dp comm", "pp send/recv"};
     for (int t = 0; t < 4; ++t)
-      events.push_back(llvm::json::Object{
-          {"name", "thread_name"},
-          {"ph", "M"},
-          {"pid", s},
-          {"tid", t},
-          {"args", llvm::json::Object{{"name", lanes[t]}}}});
+      events.push_back(
+          llvm::json::Object{{"name", "thread_name"},
+                             {"ph", "M"},
+                             {"pid", s},
+                             {"tid", t},
+                             {"args", llvm::json::Object{{"name", lanes[t]}}}});
   }
   llvm::json::Object root{
       {"traceEvents", std::move(events)},

@@ -83,6 +83,21 @@ double Pricing::opSeconds(const Strategy &s, bool batchDependent) const {
   return std::max(compute, memory) + opOverhead(*cluster);
 }
 
+double Pricing::backwardSeconds(const Strategy &s, bool batchDependent) const {
+  // A matmul's backward is two matmuls of its size. A memory-bound op's
+  // reads its saved inputs and the output gradient and writes the input
+  // gradients (and reduces broadcast operands): three times its bytes.
+  if (s.matmul)
+    return 2 * matmulSeconds(s, batchDependent);
+  double k = batchDependent ? scale() : 1.0;
+  if (s.flops == 0 && s.bytes == 0)
+    return 0;
+  double compute = 2 * s.flops * k / peakFlops(*cluster, "float32");
+  double memory = 3 * s.bytes * floatBytesScale() * k /
+                  (cluster->device.memoryBandwidthGBps * 1e9);
+  return std::max(compute, memory) + 2 * opOverhead(*cluster);
+}
+
 double Pricing::collective(CollectiveKind kind, double bytes) const {
   return bestCollectiveTime(kind, tp, bytes, tpLink).seconds();
 }
@@ -155,10 +170,10 @@ LogicalResult Model::build(func::FuncOp function) {
         type.getRank() == 0)
       continue;
     if (ShapedType::isDynamic(type.getDimSize(0)))
-      return fn.emitError() << "the planner needs the batch size: dimension 0 "
-                               "of argument "
-                            << arg.getArgNumber()
-                            << " is dynamic (fix it with --input-shape)";
+      return fn.emitError()
+             << "the planner needs the batch size: dimension 0 "
+                "of argument "
+             << arg.getArgNumber() << " is dynamic (fix it with --input-shape)";
     batch = type.getDimSize(0);
     break;
   }
@@ -169,8 +184,8 @@ LogicalResult Model::build(func::FuncOp function) {
 
   for (BlockArgument arg : fn.getArguments()) {
     ValueInfo info;
-    if (auto name =
-            fn.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "nn.parameter")) {
+    if (auto name = fn.getArgAttrOfType<StringAttr>(arg.getArgNumber(),
+                                                    "nn.parameter")) {
       info.kind = ValueInfo::Parameter;
       info.name = name.getValue().str();
     } else {
@@ -239,8 +254,8 @@ LogicalResult Model::build(func::FuncOp function) {
     }
     for (auto [r, result] : llvm::enumerate(op.getResults())) {
       ValueInfo info;
-      info.kind = node.batchDependent ? ValueInfo::Activation
-                                      : ValueInfo::Constant;
+      info.kind =
+          node.batchDependent ? ValueInfo::Activation : ValueInfo::Constant;
       info.producer = nodes.size();
       info.view = isView(&op);
       if (batchFactor >= 0 && r < rule->getResults().size()) {
@@ -264,8 +279,9 @@ LogicalResult Model::build(func::FuncOp function) {
   for (const ValueInfo &v : values)
     if (v.kind == ValueInfo::Parameter)
       numParameters += v.elements;
-  for (const Strategy &s : llvm::map_range(
-           strategies(1), [](auto &list) -> const Strategy & { return list[0]; }))
+  for (const Strategy &s :
+       llvm::map_range(strategies(1),
+                       [](auto &list) -> const Strategy & { return list[0]; }))
     forwardFlops += s.matmul ? 2 * s.mmCount * s.mmM * s.mmN * s.mmK : s.flops;
   buildSegments();
   return success();
@@ -368,9 +384,7 @@ void fillMatmul(Strategy &s, nn::MatmulOp mm, RankedTensorType lhs,
     s.mmCount = 1;
     s.mmScale = lhsBatchDim >= 0 ? 2 : 0;
   } else {
-    s.mmScale = lhsBatchDim < 0            ? 0
-                : lhsBatchDim == rank - 2 ? 2
-                                           : 1;
+    s.mmScale = lhsBatchDim < 0 ? 0 : lhsBatchDim == rank - 2 ? 2 : 1;
   }
 }
 
@@ -428,7 +442,8 @@ const std::vector<SmallVector<Strategy, 4>> &Model::strategies(int64_t tp) {
     if (rule.getOperands().size() != op->getNumOperands() ||
         rule.getResults().size() != op->getNumResults())
       continue;
-    auto place = [&](const TensorFactors &dims, int f) -> std::optional<Layout> {
+    auto place = [&](const TensorFactors &dims,
+                     int f) -> std::optional<Layout> {
       for (auto [d, factors] : llvm::enumerate(dims)) {
         auto at = llvm::find(factors, f);
         if (at == factors.end())
@@ -538,7 +553,7 @@ double Model::nodeSeconds(const Pricing &p, int i, const Strategy &s) {
   double t = forward;
   if (!p.train || !node.batchDependent)
     return t;
-  t += 2 * forward;
+  t += p.backwardSeconds(s, node.batchDependent);
   if (s.factor < 0)
     return t;
   // A whole operand of a split op gets partial gradients.
@@ -604,7 +619,8 @@ double Model::localSeconds(const Pricing &p, std::vector<int> &choice, int i,
     if (v < 0)
       continue;
     for (auto [u, operand] : values[v].uses)
-      t += edgeSeconds(p, v, st.results[r], all[u][choice[u]].operands[operand]);
+      t +=
+          edgeSeconds(p, v, st.results[r], all[u][choice[u]].operands[operand]);
   }
   choice[i] = saved;
   return t;
@@ -688,8 +704,7 @@ const std::vector<Assignment> &Model::candidates(const Pricing &p,
                                                  bool megatronOnly) {
   std::string key = llvm::formatv("{0}/{1}/{2}/{3}/{4}/{5}/{6}", p.tp,
                                   p.tpLink.bandwidthGBps, p.tpLink.latencyUs,
-                                  p.mixed, p.train, megatronOnly,
-                                  p.microbatch)
+                                  p.mixed, p.train, megatronOnly, p.microbatch)
                         .str();
   auto found = candidateCache.find(key);
   if (found != candidateCache.end())
@@ -709,9 +724,10 @@ const std::vector<Assignment> &Model::candidates(const Pricing &p,
     if (!mm)
       continue;
     int v = node.operands[1];
-    bool weight = v >= 0 && (values[v].kind == ValueInfo::Parameter ||
-                             (values[v].kind == ValueInfo::Constant &&
-                              values[v].isFloat));
+    bool weight =
+        v >= 0 &&
+        (values[v].kind == ValueInfo::Parameter ||
+         (values[v].kind == ValueInfo::Constant && values[v].isFloat));
     auto it = dims.find(node.op);
     if (it == dims.end()) {
       if (weight) {
@@ -772,7 +788,7 @@ std::vector<SegmentCost> Model::segmentCosts(const Pricing &p,
       double forward = p.opSeconds(st, node.batchDependent);
       c.forward += forward;
       if (p.train && node.batchDependent)
-        c.backward += 2 * forward;
+        c.backward += p.backwardSeconds(st, node.batchDependent);
       const Strategy &w = whole[i][0];
       double global =
           w.matmul ? 2 * w.mmCount * w.mmM * w.mmN * w.mmK : w.flops;
@@ -811,8 +827,7 @@ std::vector<SegmentCost> Model::segmentCosts(const Pricing &p,
     }
     c.savedActivations = p.train ? c.peakActivations : 0;
     if (seg.boundary >= 0) {
-      std::optional<Layout> l =
-          producedLayout(p.tp, choice, seg.boundary, -1);
+      std::optional<Layout> l = producedLayout(p.tp, choice, seg.boundary, -1);
       c.boundaryBytes = localBytes(seg.boundary, l.value_or(Layout{}));
     }
   }
@@ -830,8 +845,7 @@ llvm::DenseMap<Operation *, int> Model::weightDims(int64_t tp,
       continue;
     Layout l = all[i][a.choice[i]].operands[1];
     if (l.kind == Layout::Sharded &&
-        cast<RankedTensorType>(node.op->getOperand(1).getType()).getRank() ==
-            2)
+        cast<RankedTensorType>(node.op->getOperand(1).getType()).getRank() == 2)
       dims[node.op] = l.dim;
   }
   return dims;

@@ -87,7 +87,7 @@ struct Segment {
 
 /// Per-device figures of one segment for one microbatch.
 struct SegmentCost {
-  double forward = 0, backward = 0;    // compute seconds
+  double forward = 0, backward = 0;     // compute seconds
   double tpForward = 0, tpBackward = 0; // exposed tp communication
   double forwardFlops = 0;              // global FLOPs (for MFU)
   double parameters = 0;                // elements on a device (tp split)
@@ -114,6 +114,7 @@ struct Pricing {
   double floatBytesScale() const { return mixed ? 0.5 : 1.0; }
   double matmulSeconds(const Strategy &s, bool batchDependent) const;
   double opSeconds(const Strategy &s, bool batchDependent) const;
+  double backwardSeconds(const Strategy &s, bool batchDependent) const;
   double collective(CollectiveKind kind, double bytes) const;
 };
 
@@ -169,11 +170,9 @@ private:
                      SegmentCost *record = nullptr);
   /// The layout value `v` arrives in under `choice` for its use by `user`
   /// (std::nullopt: free, any layout).
-  std::optional<Layout> producedLayout(int64_t tp,
-                                       const std::vector<int> &choice, int v,
-                                       int user);
-  double localSeconds(const Pricing &p, std::vector<int> &choice, int i,
-                      int s);
+  std::optional<Layout>
+  producedLayout(int64_t tp, const std::vector<int> &choice, int v, int user);
+  double localSeconds(const Pricing &p, std::vector<int> &choice, int i, int s);
   void refine(const Pricing &p, std::vector<int> &choice,
               const std::vector<bool> &fixed);
   std::vector<int> greedy(const Pricing &p, const std::vector<int> *forced);

@@ -81,8 +81,8 @@ Links linksFor(const Cluster &cluster, int64_t pp, int64_t dp, int64_t tp) {
   Links links;
   Cluster big = cluster;
   big.strictDeviceCount = false;
-  auto axes = layMesh(
-      llvm::formatv("pp={0},dp={1},tp={2}", pp, dp, tp).str(), big);
+  auto axes =
+      layMesh(llvm::formatv("pp={0},dp={1},tp={2}", pp, dp, tp).str(), big);
   if (!axes) {
     llvm::consumeError(axes.takeError());
     links.dp = links.tp = links.pp = cluster.interNode;
@@ -140,8 +140,8 @@ std::vector<int> partition(const std::vector<double> &times, int parts) {
     int best = -1;
     for (size_t r = 0; r + 1 < bounds.size(); ++r)
       if (bounds[r + 1] - bounds[r] >= 2 &&
-          (best < 0 || bounds[r + 1] - bounds[r] >
-                           bounds[best + 1] - bounds[best]))
+          (best < 0 ||
+           bounds[r + 1] - bounds[r] > bounds[best + 1] - bounds[best]))
         best = r;
     if (best < 0)
       break;
@@ -167,8 +167,8 @@ struct Search {
     Pricing p;
     p.cluster = &cluster;
     p.tp = tp;
-    p.tpLink = tp <= cluster.devicesPerNode ? cluster.intraNode
-                                            : cluster.interNode;
+    p.tpLink =
+        tp <= cluster.devicesPerNode ? cluster.intraNode : cluster.interNode;
     p.mixed = mixed;
     p.train = options.train;
     p.microbatch = microbatch;
@@ -190,8 +190,7 @@ struct Search {
     auto it = segmentCache.find(key);
     if (it != segmentCache.end())
       return it->second;
-    return segmentCache[key] =
-               model.segmentCosts(pricing(tp, microbatch), a);
+    return segmentCache[key] = model.segmentCosts(pricing(tp, microbatch), a);
   }
 
   const std::vector<int> &stages(int64_t tp, const Assignment &a, int64_t pp,
@@ -281,8 +280,8 @@ struct Search {
         cv.calls += m * (train ? 2 : 1);
       }
       double compute = fwd + (train ? bwd + rec : 0);
-      double exposed = tpf + (train ? tpb + (plan.recompute ? tpf : 0) : 0) +
-                       p2p;
+      double exposed =
+          tpf + (train ? tpb + (plan.recompute ? tpf : 0) : 0) + p2p;
       f.compute = compute;
       f.exposed = exposed;
       f.perMicrobatch = compute + exposed;
@@ -302,9 +301,8 @@ struct Search {
       }
       double inflight = 1;
       if (train && pp > 1)
-        inflight = plan.schedule == Schedule::GPipe
-                       ? m
-                       : std::min<double>(m, pp - s);
+        inflight =
+            plan.schedule == Schedule::GPipe ? m : std::min<double>(m, pp - s);
       double kept = plan.recompute ? inputs : saved;
       f.memory.activations = inflight * kept + peak;
       double buffers = 0;
@@ -344,12 +342,12 @@ struct Search {
         double exposedDp = std::max(tSync - hidden, lastBucket);
         if (plan.zero == 3) {
           double g = time(CollectiveKind::AllGather, grads);
-          double first = time(CollectiveKind::AllGather,
-                              maxSegParams * paramBytes);
-          exposedDp += overlap ? m * (std::max(0.0, g - fwd) +
-                                      std::max(0.0, g - bwd)) +
-                                     first
-                               : 2 * m * g;
+          double first =
+              time(CollectiveKind::AllGather, maxSegParams * paramBytes);
+          exposedDp +=
+              overlap ? m * (std::max(0.0, g - fwd) + std::max(0.0, g - bwd)) +
+                            first
+                      : 2 * m * g;
           record(CollectiveKind::AllGather, 2 * m * grads, 2 * m * g,
                  2 * m * calls);
         } else if (plan.zero >= 1) {
@@ -360,11 +358,10 @@ struct Search {
         f.tailDp = exposedDp;
       }
       if (train) {
-        double perParam = options.optimizer == OptimizerKind::Adam
-                              ? (mixed ? 32 : 28)
-                              : (options.optimizer == OptimizerKind::SGD
-                                     ? 12
-                                     : 20);
+        double perParam =
+            options.optimizer == OptimizerKind::Adam
+                ? (mixed ? 32 : 28)
+                : (options.optimizer == OptimizerKind::SGD ? 12 : 20);
         f.optimizer = params / (plan.zero >= 1 ? dp : 1) * perParam / membw;
       }
       f.tail = f.tailDp + f.optimizer;
@@ -386,8 +383,8 @@ struct Search {
     plan.time.bubble = (pp - 1) * sf.perMicrobatch;
     plan.memory = figures[fullest].memory;
     plan.memoryCapacity = cluster.device.memoryGB * 1e9;
-    plan.fits = plan.memory.total() <=
-                plan.memoryCapacity * options.memoryFraction;
+    plan.fits =
+        plan.memory.total() <= plan.memoryCapacity * options.memoryFraction;
     double peak = 0;
     {
       auto it = cluster.device.peakTFLOPs.find(mixed ? "bfloat16" : "float32");
@@ -396,8 +393,8 @@ struct Search {
       peak = it == cluster.device.peakTFLOPs.end() ? 0 : it->second * 1e12;
     }
     double total = plan.time.total();
-    plan.mfu = peak > 0 && total > 0 ? modelFlops / (total * devices * peak)
-                                     : 0;
+    plan.mfu =
+        peak > 0 && total > 0 ? modelFlops / (total * devices * peak) : 0;
     plan.comm.clear();
     for (auto &[kind, v] : figures[fullest].comm)
       plan.comm.push_back({kind, v});
@@ -430,8 +427,8 @@ struct Search {
 std::string lostOn(const Plan &loser, const Plan &winner) {
   if (!loser.fits)
     return "memory: needs " + formatBytes(loser.memory.total()) +
-           " per device, more than " +
-           formatBytes(loser.memoryCapacity) + " allows";
+           " per device, more than " + formatBytes(loser.memoryCapacity) +
+           " allows";
   struct Term {
     const char *name;
     double delta;
@@ -466,14 +463,19 @@ FailureOr<PlanResult> Planner::plan(const Cluster &cluster,
   auto start = std::chrono::steady_clock::now();
   Model &m = *model;
   int64_t devices = options.devices ? options.devices : cluster.numDevices();
-  Search search{m, cluster, options, devices,
-                options.precision == TrainingPrecision::Mixed, {}, {}};
+  Search search{m,
+                cluster,
+                options,
+                devices,
+                options.precision == TrainingPrecision::Mixed,
+                {},
+                {}};
   PlanResult result;
   result.devices = devices;
   result.parameters = m.numParameters;
   result.batch = m.batch;
-  result.precision = search.mixed ? "mixed (bf16 compute, fp32 master)"
-                                  : "fp32";
+  result.precision =
+      search.mixed ? "mixed (bf16 compute, fp32 master)" : "fp32";
   std::optional<Plan> best;
   std::map<std::tuple<int64_t, int64_t, int64_t>, Plan> bestPerShape;
   std::optional<Plan> smallest; // the least memory, when nothing fits
@@ -499,9 +501,9 @@ FailureOr<PlanResult> Planner::plan(const Cluster &cluster,
         if (options.microbatches && mb != *options.microbatches)
           continue;
         for (int recompute = 0; recompute < 2; ++recompute) {
-          if (options.recompute ? (bool)recompute != *options.recompute
-                                : recompute &&
-                                      (!options.simulate || !options.train))
+          if (options.recompute
+                  ? (bool)recompute != *options.recompute
+                  : recompute && (!options.simulate || !options.train))
             continue;
           for (const Assignment &a : cands) {
             for (Schedule sched : {Schedule::OneFOneB, Schedule::GPipe}) {
@@ -541,17 +543,16 @@ FailureOr<PlanResult> Planner::plan(const Cluster &cluster,
       }
     }
   }
-  result.seconds = std::chrono::duration<double>(
-                       std::chrono::steady_clock::now() - start)
-                       .count();
+  result.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   if (!best) {
     if (smallest)
       why = llvm::formatv("no plan fits in device memory: the smallest ({0}) "
-                          "needs {1} per device; a {2} has {3} ({4:P0} "
-                          "usable)",
+                          "needs {1} per device; a device of '{2}' has {3} "
+                          "({4:P0} usable)",
                           smallest->shape(),
-                          formatBytes(smallest->memory.total()),
-                          cluster.device.name,
+                          formatBytes(smallest->memory.total()), cluster.name,
                           formatBytes(cluster.device.memoryGB * 1e9),
                           options.memoryFraction)
                 .str();
@@ -586,6 +587,7 @@ void Planner::annotate(const Plan &plan) {
     return;
   Model &m = *model;
   MLIRContext *ctx = m.fn.getContext();
+  ctx->getOrLoadDialect<dist::DistDialect>();
   auto meshRef = FlatSymbolRefAttr::get(ctx, "mesh");
   auto tp = StringAttr::get(ctx, "tp");
   Assignment a{plan.candidateName, plan.assignment};
@@ -595,9 +597,8 @@ void Planner::annotate(const Plan &plan) {
     SmallVector<dist::DimShardingAttr> dims{empty, empty};
     dims[dim] = split;
     dist::setRecordedSharding(
-        op->getOperand(1),
-        dist::ShardingAttr::get(ctx, meshRef, dims, {},
-                                loom::ReductionKind::Sum));
+        op->getOperand(1), dist::ShardingAttr::get(ctx, meshRef, dims, {},
+                                                   loom::ReductionKind::Sum));
   }
 }
 

@@ -57,7 +57,7 @@ struct PlannerOptions {
 
 /// Seconds of one step by where they go.
 struct StepTime {
-  double compute = 0;  // forward, backward, recomputation, optimizer
+  double compute = 0;     // forward, backward, recomputation, optimizer
   double exposedComm = 0; // tensor-parallel, p2p and the data-parallel part
                           // not hidden behind the backward pass
   double bubble = 0;      // pipeline fill and drain
@@ -149,10 +149,8 @@ public:
 
   /// Searches for the fastest plan that fits. Fails with a message naming
   /// why no plan fits (the smallest memory need among the plans tried).
-  mlir::FailureOr<PlanResult> plan(const Cluster &cluster,
-                                   const PlannerOptions &options,
-                                   std::string &why);
-
+  mlir::FailureOr<PlanResult>
+  plan(const Cluster &cluster, const PlannerOptions &options, std::string &why);
 
   /// Writes the plan's tensor-parallel layouts onto the parameters of the
   /// function it was created from (`dist.sharding` on each matmul weight),
