@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "loom/Dialect/NN/NNOps.h"
+#include "loom/Dialect/NN/NNParameterArgs.h"
 #include "loom/Passes/Passes.h"
 #include "loom/Passes/Sharding.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -29,16 +30,28 @@ using namespace loom::dist;
 
 namespace {
 
-/// The parameter a matmul's right operand is (possibly through a transpose
-/// or a slice), or null.
-Operation *weightSource(nn::MatmulOp mm) {
+/// Whether `v` is a parameter: an nn.parameter op, or a weightless parameter
+/// (a function argument carrying nn.parameter).
+bool isParameter(Value v) {
+  if (auto arg = dyn_cast<BlockArgument>(v)) {
+    auto fn = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
+    return fn && arg.getOwner()->isEntryBlock() &&
+           !nn::getArgumentParameterName(fn, arg.getArgNumber()).empty();
+  }
+  return isa_and_nonnull<nn::ParameterOp>(v.getDefiningOp());
+}
+
+/// Whether a matmul's right operand is a parameter (possibly through a
+/// transpose or a slice).
+bool weightSource(nn::MatmulOp mm) {
   auto rhs = mm.getRhs().getType();
   if (rhs.getRank() != 2 || mm.getLhs().getType().getRank() < 2)
-    return nullptr;
-  Operation *def = mm.getRhs().getDefiningOp();
-  if (isa_and_nonnull<nn::TransposeOp, nn::SliceOp>(def))
-    def = def->getOperand(0).getDefiningOp();
-  return isa_and_nonnull<nn::ParameterOp>(def) ? def : nullptr;
+    return false;
+  Value w = mm.getRhs();
+  if (Operation *def = w.getDefiningOp();
+      isa_and_nonnull<nn::TransposeOp, nn::SliceOp>(def))
+    w = def->getOperand(0);
+  return isParameter(w);
 }
 
 /// Rewrites split(matmul(x, W) [+ b]) along the last axis into one matmul
@@ -234,7 +247,9 @@ struct DistApplyStrategyPass
       std::optional<int64_t> batch;
       for (BlockArgument arg : fn.getArguments()) {
         auto type = dyn_cast<RankedTensorType>(arg.getType());
-        if (!type || type.getRank() == 0)
+        // Weightless parameters are weights, whole on every device.
+        if (!type || type.getRank() == 0 ||
+            !nn::getArgumentParameterName(fn, arg.getArgNumber()).empty())
           continue;
         if (!batch)
           batch = type.getDimSize(0);
