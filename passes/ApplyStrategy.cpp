@@ -43,7 +43,7 @@ bool isParameter(Value v) {
 
 /// Whether a matmul's right operand is a parameter (possibly through a
 /// transpose or a slice).
-bool weightSource(nn::MatmulOp mm) {
+bool hasParameterRhs(nn::MatmulOp mm) {
   auto rhs = mm.getRhs().getType();
   if (rhs.getRank() != 2 || mm.getLhs().getType().getRank() < 2)
     return false;
@@ -81,7 +81,7 @@ void unfuseSplitProjections(func::FuncOp fn) {
       if (!mm || !mm->hasOneUse())
         continue;
     }
-    if (!weightSource(mm) || mm.getRhs().getDefiningOp<nn::SliceOp>())
+    if (!hasParameterRhs(mm) || mm.getRhs().getDefiningOp<nn::SliceOp>())
       continue;
     OpBuilder b(split);
     Value w = mm.getRhs();
@@ -118,7 +118,7 @@ void pairMegatron(func::FuncOp fn, StringAttr tp, FlatSymbolRefAttr meshRef) {
   MLIRContext *ctx = fn.getContext();
   SmallVector<nn::MatmulOp> weighted;
   fn.walk([&](nn::MatmulOp mm) {
-    if (weightSource(mm))
+    if (hasParameterRhs(mm))
       weighted.push_back(mm);
   });
   enum Role { None, Column, Row };
@@ -138,7 +138,7 @@ void pairMegatron(func::FuncOp fn, StringAttr tp, FlatSymbolRefAttr meshRef) {
       if (!def || isa<nn::ParameterOp, nn::ConstantOp, nn::LayerNormOp>(def))
         continue;
       if (auto other = dyn_cast<nn::MatmulOp>(def);
-          other && weightSource(other)) {
+          other && hasParameterRhs(other)) {
         feeding.insert(other);
         continue;
       }
