@@ -54,9 +54,9 @@ bool hasParameterRhs(nn::MatmulOp mm) {
   return isParameter(w);
 }
 
-/// Rewrites split(matmul(x, W) [+ b]) along the last axis into one matmul
-/// (and bias add) per part, on slices of W and b.
-void unfuseSplitProjections(func::FuncOp fn) {
+} // namespace
+
+void loom::dist::unfuseSplitProjections(func::FuncOp fn) {
   SmallVector<nn::SplitOp> splits;
   fn.walk([&](nn::SplitOp op) { splits.push_back(op); });
   for (nn::SplitOp split : splits) {
@@ -112,10 +112,8 @@ void unfuseSplitProjections(func::FuncOp fn) {
   }
 }
 
-/// Pairs matmuls against parameters column-then-row and returns the layouts
-/// of their right operands.
-void pairMegatron(func::FuncOp fn, StringAttr tp, FlatSymbolRefAttr meshRef) {
-  MLIRContext *ctx = fn.getContext();
+llvm::DenseMap<Operation *, int>
+loom::dist::megatronWeightDims(func::FuncOp fn) {
   SmallVector<nn::MatmulOp> weighted;
   fn.walk([&](nn::MatmulOp mm) {
     if (hasParameterRhs(mm))
@@ -157,17 +155,28 @@ void pairMegatron(func::FuncOp fn, StringAttr tp, FlatSymbolRefAttr meshRef) {
       role[mm] = llvm::none_of(feeding, open) ? Column : None;
     }
   }
+  llvm::DenseMap<Operation *, int> dims;
   for (nn::MatmulOp mm : weighted) {
     Role r = role.lookup(mm);
     if (r == None || (r == Column && !paired.lookup(mm)))
       continue;
-    auto empty = DimShardingAttr::get(ctx, {}, false);
-    auto split = DimShardingAttr::get(ctx, {tp}, false);
-    SmallVector<DimShardingAttr> dims =
-        r == Column ? SmallVector<DimShardingAttr>{empty, split}
-                    : SmallVector<DimShardingAttr>{split, empty};
+    dims[mm] = r == Column ? 1 : 0;
+  }
+  return dims;
+}
+
+namespace {
+/// Pairs matmuls against parameters column-then-row and records the layouts
+/// of their right operands.
+void pairMegatron(func::FuncOp fn, StringAttr tp, FlatSymbolRefAttr meshRef) {
+  MLIRContext *ctx = fn.getContext();
+  auto empty = DimShardingAttr::get(ctx, {}, false);
+  auto split = DimShardingAttr::get(ctx, {tp}, false);
+  for (auto [op, dim] : megatronWeightDims(fn)) {
+    SmallVector<DimShardingAttr> dims{empty, empty};
+    dims[dim] = split;
     auto layout = ShardingAttr::get(ctx, meshRef, dims, {}, ReductionKind::Sum);
-    setRecordedSharding(mm.getRhs(), layout);
+    setRecordedSharding(cast<nn::MatmulOp>(op).getRhs(), layout);
   }
 }
 
@@ -208,9 +217,10 @@ struct DistApplyStrategyPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (strategy != "data" && strategy != "megatron") {
+    if (strategy != "data" && strategy != "megatron" &&
+        strategy != "planned") {
       module.emitError("unknown strategy '")
-          << strategy << "' (expected data or megatron)";
+          << strategy << "' (expected data, megatron or planned)";
       return signalPassFailure();
     }
     FailureOr<MeshOp> mesh = getMesh(module);
@@ -223,8 +233,10 @@ struct DistApplyStrategyPass
     for (Attribute a : (*mesh).getAxes()) {
       auto axis = cast<MeshAxisAttr>(a);
       auto name = StringAttr::get(ctx, axis.getName());
-      if (strategy == "megatron" && axis.getName() == "tp")
+      if (strategy != "data" && axis.getName() == "tp")
         tp = name;
+      else if (strategy == "planned" && axis.getName() == "pp")
+        continue;
       else
         batchAxes.push_back(name);
     }
@@ -238,7 +250,7 @@ struct DistApplyStrategyPass
     for (auto fn : module.getOps<func::FuncOp>()) {
       if (fn.isExternal() || !fn.isPublic())
         continue;
-      if (tp) {
+      if (tp && strategy == "megatron") {
         unfuseSplitProjections(fn);
         pairMegatron(fn, tp, meshRef);
       }

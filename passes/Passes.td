@@ -102,13 +102,16 @@ def DistApplyStrategy : Pass<"dist-apply-strategy", "mlir::ModuleOp"> {
       dimension over `tp`, row weights along their first; unpaired matmuls
       stay whole. The batch is split over
       the remaining axes, as for `data`.
+    - `planned`: the layouts of weights are already there (written by the
+      planner, `loomc --strategy=auto`); the batch is split over every axis
+      but `tp` and `pp`, as for `data`.
 
     Inputs whose batch does not divide by its axes are an error naming the
     input, the dimension and the axes.
   }];
   let options = [
     Option<"strategy", "strategy", "std::string", /*default=*/"\"data\"",
-           "data or megatron">,
+           "data, megatron or planned">,
     Option<"meshSpec", "mesh", "std::string", /*default=*/"\"\"",
            "Axes as NAME=SIZE,... when the module has no dist.mesh">
   ];

@@ -34,6 +34,37 @@ llvm::Error number(const Object &o, llvm::StringRef key, llvm::StringRef path,
   return llvm::Error::success();
 }
 
+/// `device.matmul_tflops_by_size`: [[size, TFLOP/s], ...], sizes strictly
+/// increasing, both positive.
+llvm::Error parseMatmulCurve(const llvm::json::Value &value,
+                             llvm::StringRef file,
+                             std::vector<std::pair<double, double>> &out) {
+  const char *key = "\"device.matmul_tflops_by_size\"";
+  const llvm::json::Array *points = value.getAsArray();
+  if (!points || points->empty())
+    return fail(file, llvm::Twine(key) +
+                          " must be a non-empty array of [size, TFLOP/s]");
+  for (auto [i, point] : llvm::enumerate(*points)) {
+    const llvm::json::Array *pair = point.getAsArray();
+    std::optional<double> size, rate;
+    if (pair && pair->size() == 2) {
+      size = (*pair)[0].getAsNumber();
+      rate = (*pair)[1].getAsNumber();
+    }
+    if (!size || !rate)
+      return fail(file, llvm::Twine(key) + "[" + llvm::Twine(i) +
+                            "] must be [size, TFLOP/s]");
+    if (*size <= 0 || *rate <= 0)
+      return fail(file, llvm::Twine(key) + "[" + llvm::Twine(i) +
+                            "]: size and TFLOP/s must be positive");
+    if (!out.empty() && *size <= out.back().first)
+      return fail(file, llvm::Twine(key) + "[" + llvm::Twine(i) +
+                            "]: sizes must increase");
+    out.emplace_back(*size, *rate);
+  }
+  return llvm::Error::success();
+}
+
 llvm::Error parseLink(const Object &links, llvm::StringRef key,
                       llvm::StringRef file, LinkSpec &link) {
   const Object *o = links.getObject(key);
@@ -101,6 +132,9 @@ llvm::Expected<Cluster> loom::parseCluster(llvm::StringRef json,
                             "\" must be a positive number");
     c.device.peakTFLOPs[key] = *d;
   }
+  if (const llvm::json::Value *curve = device->get("matmul_tflops_by_size"))
+    if (auto e = parseMatmulCurve(*curve, file, c.device.matmulTFLOPsBySize))
+      return std::move(e);
   const Object *links = root->getObject("links");
   if (!links)
     return fail(file, "missing object \"links\"");

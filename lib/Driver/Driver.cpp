@@ -6,6 +6,7 @@
 #include "loom/Dialect/Dist/DistOps.h"
 #include "loom/Frontend/ONNX/ONNXImporter.h"
 #include "loom/InitAll.h"
+#include "loom/Planner/Planner.h"
 #include "loom/Passes/Passes.h"
 #include "loom/Target/CPUTarget.h"
 #include "mlir/IR/AsmState.h"
@@ -17,6 +18,8 @@
 #include "mlir/Transforms/Passes.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Error.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
@@ -72,10 +75,9 @@ LoadResult loom::driver::loadInput(MLIRContext &context,
   return result;
 }
 
-/// Creates `dist.mesh @mesh` from `--mesh`, laid onto the cluster.
-static LogicalResult createMesh(ModuleOp module, const Options &options) {
-  Location loc =
-      FileLineColLoc::get(module.getContext(), options.inputFile, 0, 0);
+/// The cluster loomc plans for: --cluster or this machine, resized by
+/// --devices.
+static FailureOr<Cluster> loadCluster(Location loc, const Options &options) {
   Cluster cluster = describeThisMachine();
   if (!options.clusterFile.empty()) {
     llvm::Expected<Cluster> read = readClusterFile(options.clusterFile);
@@ -83,8 +85,34 @@ static LogicalResult createMesh(ModuleOp module, const Options &options) {
       return emitError(loc) << llvm::toString(read.takeError());
     cluster = std::move(*read);
   }
-  llvm::Expected<std::vector<MeshAxisSpec>> axes =
-      layMesh(options.mesh, cluster);
+  int64_t devices = options.plan.devices;
+  if (devices > 0) {
+    if (devices % cluster.devicesPerNode != 0 &&
+        devices > cluster.devicesPerNode)
+      return emitError(loc)
+             << "--devices " << devices << ": not a whole number of nodes of "
+             << cluster.devicesPerNode << " device(s) ('" << cluster.name
+             << "')";
+    if (devices <= cluster.devicesPerNode) {
+      cluster.nodes = 1;
+      cluster.devicesPerNode = devices;
+    } else {
+      cluster.nodes = devices / cluster.devicesPerNode;
+    }
+    cluster.strictDeviceCount = true;
+  }
+  return cluster;
+}
+
+/// Creates `dist.mesh @mesh` from `spec`, laid onto the cluster.
+static LogicalResult createMesh(ModuleOp module, const Options &options,
+                                StringRef spec) {
+  Location loc =
+      FileLineColLoc::get(module.getContext(), options.inputFile, 0, 0);
+  FailureOr<Cluster> cluster = loadCluster(loc, options);
+  if (failed(cluster))
+    return failure();
+  llvm::Expected<std::vector<MeshAxisSpec>> axes = layMesh(spec, *cluster);
   if (!axes)
     return emitError(loc) << llvm::toString(axes.takeError());
   if (!module.getOps<dist::MeshOp>().empty())
@@ -113,10 +141,170 @@ static Strategy effectiveStrategy(ModuleOp module, const Options &options) {
   // A plan in the input is partitioned for what runs or shows the
   // partitioned program; `--emit=nn` and `--emit=cost` show it as written.
   bool global = options.emit == EmitKind::NN || options.emit == EmitKind::Cost;
-  if (!module.getOps<dist::MeshOp>().empty() && !global)
-    return Strategy::Manual;
-  return Strategy::None;
+  if (!module.getOps<dist::MeshOp>().empty())
+    return global ? Strategy::None : Strategy::Manual;
+  const PlanOptions &plan = options.plan;
+  if (plan.explain || plan.simulate || !plan.traceFile.empty())
+    return Strategy::Auto;
+  // Without a plan to show, the global forms stay global, and one device
+  // needs no plan.
+  if (global || (plan.devices <= 1 && options.clusterFile.empty()))
+    return Strategy::None;
+  return Strategy::Auto;
 }
+
+namespace {
+/// What the auto strategy decided for the rest of the pipeline.
+struct AutoDecision {
+  /// Planning was all that was asked for (--explain alone, or a plan that
+  /// is not executable): nothing left to compile.
+  bool done = false;
+  std::string meshSpec;
+  int64_t zero = 0;
+};
+
+std::string meshSpecOf(const planner::Plan &plan, bool withPipeline) {
+  std::string spec;
+  auto add = [&](const char *name, int64_t size) {
+    if (size == 1)
+      return;
+    spec += (spec.empty() ? "" : ",") + std::string(name) + "=" +
+            std::to_string(size);
+  };
+  if (withPipeline)
+    add("pp", plan.pp);
+  add("dp", plan.dp);
+  add("tp", plan.tp);
+  return spec;
+}
+
+/// Reports one hand plan for --hand-plans.
+void printHand(llvm::raw_ostream &os, StringRef name,
+               FailureOr<planner::PlanResult> &hand, double autoSeconds) {
+  os << llvm::formatv("  {0,-10} ", name);
+  if (failed(hand)) {
+    os << "no plan fits\n";
+    return;
+  }
+  double t = hand->best.time.total();
+  os << llvm::formatv("{0,10}  auto/hand {1:F3}  {2}  seconds={3:e}\n",
+                      planner::formatSeconds(t), autoSeconds / t,
+                      hand->best.shape(), t);
+}
+
+/// Plans the model (--strategy=auto), prints what was asked, and writes the
+/// plan's layouts when it is to be compiled.
+FailureOr<AutoDecision> planAuto(ModuleOp module, const Options &options,
+                                 Location loc) {
+  const PlanOptions &po = options.plan;
+  FailureOr<Cluster> cluster = loadCluster(loc, options);
+  if (failed(cluster))
+    return failure();
+  func::FuncOp fn;
+  for (auto f : module.getOps<func::FuncOp>())
+    if (f.isPublic() && !f.isExternal()) {
+      fn = f;
+      break;
+    }
+  if (!fn)
+    return emitError(loc) << "nothing to plan: the module has no public "
+                             "function with a body";
+  planner::PlannerOptions popts;
+  popts.train = options.train.enabled;
+  popts.simulate = po.simulate;
+  popts.devices = po.devices > 0 ? po.devices
+                  : options.clusterFile.empty() ? 1
+                                                : cluster->numDevices();
+  if (po.precision == "mixed" ||
+      (po.precision.empty() && po.simulate && cluster->device.kind == "gpu"))
+    popts.precision = TrainingPrecision::Mixed;
+  if (options.train.step.optimizer == "sgd")
+    popts.optimizer = options.train.step.momentum != 0
+                          ? OptimizerKind::SGDMomentum
+                          : OptimizerKind::SGD;
+  if (options.train.zeroGiven)
+    popts.zero = options.train.step.zero;
+  if (!po.simulate)
+    popts.microbatches = 1; // --grad-accum multiplies the batch instead
+  if (!options.mesh.empty()) {
+    // --strategy=auto --mesh: the mesh fixes dp and tp.
+    popts.dp = popts.tp = 1;
+    int64_t total = 1;
+    for (StringRef part : llvm::split(options.mesh, ',')) {
+      auto [name, size] = part.split('=');
+      int64_t n = 0;
+      if (size.trim().getAsInteger(10, n) || n < 1 ||
+          (name.trim() != "dp" && name.trim() != "tp"))
+        return emitError(loc) << "--strategy=auto --mesh " << options.mesh
+                              << ": the planner takes axes dp and tp only";
+      (name.trim() == "dp" ? *popts.dp : *popts.tp) = n;
+      total *= n;
+    }
+    popts.devices = total;
+    popts.pp = 1;
+  }
+  FailureOr<std::unique_ptr<planner::Planner>> planner =
+      planner::Planner::create(fn);
+  if (failed(planner))
+    return failure();
+  std::string why;
+  FailureOr<planner::PlanResult> result =
+      (*planner)->plan(*cluster, popts, why);
+  if (failed(result))
+    return emitError(loc) << "--strategy=auto: " << why;
+  const planner::Plan &plan = result->best;
+  if (po.explain) {
+    (*planner)->explain(*result, *cluster, llvm::outs());
+    if (po.handPlans) {
+      llvm::outs() << "hand plans under the same model\n";
+      planner::PlannerOptions data = popts;
+      data.tp = 1;
+      data.pp = 1;
+      FailureOr<planner::PlanResult> dataPlan =
+          (*planner)->plan(*cluster, data, why);
+      printHand(llvm::outs(), "data", dataPlan, plan.time.total());
+      planner::PlannerOptions megatron = popts;
+      megatron.megatronOnly = true;
+      megatron.zero = 0;
+      FailureOr<planner::PlanResult> megatronPlan =
+          (*planner)->plan(*cluster, megatron, why);
+      printHand(llvm::outs(), "megatron", megatronPlan, plan.time.total());
+    }
+  }
+  if (!po.traceFile.empty()) {
+    if (llvm::Error error = llvm::writeToOutput(
+            po.traceFile, [&](llvm::raw_ostream &os) -> llvm::Error {
+              (*planner)->trace(plan, *cluster, popts, os);
+              return llvm::Error::success();
+            }))
+      return emitError(loc) << "--trace: cannot write '" << po.traceFile
+                            << "': " << llvm::toString(std::move(error));
+  }
+  AutoDecision decision;
+  decision.zero = plan.zero;
+  if (po.explain && !options.outputGiven) {
+    decision.done = true;
+    return decision;
+  }
+  if (!plan.executable() || po.simulate) {
+    if (options.emit != EmitKind::Plan && !(plan.executable() && !po.explain)) {
+      if (!plan.executable())
+        return emitError(loc)
+               << "the plan (" << plan.shape()
+               << ") has pipeline stages or recomputation, which the runtime "
+                  "does not execute yet: use --explain, --trace or "
+                  "--emit=plan, or drop --simulate for an executable plan";
+    }
+    (*planner)->markStages(plan);
+    decision.meshSpec = meshSpecOf(plan, /*withPipeline=*/true);
+  } else {
+    decision.meshSpec = meshSpecOf(plan, /*withPipeline=*/false);
+  }
+  if (!decision.meshSpec.empty())
+    (*planner)->annotate(plan);
+  return decision;
+}
+} // namespace
 
 LogicalResult loom::driver::runPipeline(ModuleOp module,
                                         const Options &options) {
@@ -132,15 +320,34 @@ LogicalResult loom::driver::runPipeline(ModuleOp module,
   Strategy strategy = effectiveStrategy(module, options);
   bool wantsMesh =
       options.emit == EmitKind::Plan || options.emit == EmitKind::SPMD;
-  const TrainOptions &train = options.train;
+  TrainOptions train = options.train;
   if (!train.enabled && train.step.zero != 0)
     return emitError(loc) << "--zero applies to training: add --train";
   if (train.enabled && train.step.zero != 0 && strategy == Strategy::None)
     return emitError(loc) << "--zero=" << train.step.zero
                           << " shards over the data-parallel mesh axes: "
                              "pass --mesh (e.g. --mesh dp=2)";
+  std::string meshSpec = options.mesh;
+  std::string applied;
+  if (strategy == Strategy::Auto) {
+    if (!options.mesh.empty() && options.strategy != Strategy::Auto)
+      return emitError(loc) << "internal: --mesh without a strategy";
+    FailureOr<AutoDecision> decision = planAuto(module, options, loc);
+    if (failed(decision))
+      return failure();
+    if (decision->done)
+      return success();
+    if (train.enabled && !train.zeroGiven)
+      train.step.zero = decision->zero;
+    meshSpec = decision->meshSpec;
+    // One device: the single-device path.
+    if (meshSpec.empty())
+      strategy = Strategy::None;
+    applied = "planned";
+  }
   if (strategy == Strategy::None) {
-    if (wantsMesh)
+    if (wantsMesh && options.strategy != Strategy::Auto &&
+        options.plan.devices <= 1 && options.clusterFile.empty())
       return emitError(loc) << "--emit=plan and --emit=spmd need a mesh: "
                                "pass --mesh (e.g. --mesh dp=2,tp=2)";
     if (!train.enabled)
@@ -159,27 +366,31 @@ LogicalResult loom::driver::runPipeline(ModuleOp module,
       return emitError(loc) << "--strategy=manual needs an input that "
                                "declares a dist.mesh and layouts";
   } else {
-    if (options.mesh.empty())
+    if (meshSpec.empty())
       return emitError(loc)
              << "--strategy="
              << (strategy == Strategy::Data ? "data" : "megatron")
              << " needs --mesh (e.g. --mesh dp=2,tp=2)";
-    if (failed(createMesh(module, options)))
+    if (failed(createMesh(module, options, meshSpec)))
       return failure();
+    if (applied.empty())
+      applied = strategy == Strategy::Data ? "data" : "megatron";
   }
   PassManager pm(ctx);
   if (strategy != Strategy::Manual) {
     DistApplyStrategyOptions strategyOptions;
-    strategyOptions.strategy = strategy == Strategy::Data ? "data" : "megatron";
+    strategyOptions.strategy = applied;
     pm.addPass(createDistApplyStrategy(strategyOptions));
   }
-  if (train.enabled) {
+  // A simulated plan is shown, not compiled: no training step to build.
+  bool simulated = module->hasAttr("loom.plan");
+  if (train.enabled && !simulated) {
     pm.addPass(createNNBuildTrainingStep(train.step));
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
   }
   pm.addPass(createDistPropagateSharding());
-  if (train.enabled)
+  if (train.enabled && !simulated)
     pm.addPass(createDistTieStateLayouts());
   pm.addPass(createDistInsertReshards());
   if (options.emit != EmitKind::Plan) {
@@ -304,7 +515,43 @@ struct CommandLine {
                      "axis \"tp\", the batch over the other axes"),
           clEnumValN(Strategy::Manual, "manual",
                      "keep the layouts of the input MLIR (default when it "
-                     "declares a dist.mesh)")),
+                     "declares a dist.mesh)"),
+          clEnumValN(Strategy::Auto, "auto",
+                     "search for the fastest plan that fits (default "
+                     "without --mesh): dp x tp x pp, per-op shardings, "
+                     "ZeRO stage, microbatches, recomputation")),
+      llvm::cl::cat(distCategory)};
+  llvm::cl::opt<int64_t> devices{
+      "devices",
+      llvm::cl::desc("Plan for this many devices of the cluster's kind "
+                     "(default: all of --cluster's, else one)"),
+      llvm::cl::init(0), llvm::cl::cat(distCategory)};
+  llvm::cl::opt<bool> explain{
+      "explain",
+      llvm::cl::desc("Print the plan: step time split into compute, exposed "
+                     "communication and bubble, memory per device, bytes "
+                     "per collective, MFU, and the runners-up"),
+      llvm::cl::cat(distCategory)};
+  llvm::cl::opt<std::string> trace{
+      "trace",
+      llvm::cl::desc("Write a Chrome trace (chrome://tracing, Perfetto) of "
+                     "one simulated step of the plan"),
+      llvm::cl::value_desc("FILE.json"), llvm::cl::cat(distCategory)};
+  llvm::cl::opt<bool> simulate{
+      "simulate",
+      llvm::cl::desc("Plan without executing: also pipeline stages, "
+                     "recomputation and (on GPUs) mixed precision"),
+      llvm::cl::cat(distCategory)};
+  llvm::cl::opt<std::string> precision{
+      "precision",
+      llvm::cl::desc("What the planner prices: fp32 or mixed (default: "
+                     "mixed on GPUs with --simulate, else fp32)"),
+      llvm::cl::cat(distCategory)};
+  llvm::cl::opt<bool> handPlans{
+      "hand-plans",
+      llvm::cl::desc("With --explain: also price the best hand plans (data "
+                     "parallel with the best ZeRO stage; Megatron tp x pp x "
+                     "dp) under the same model"),
       llvm::cl::cat(distCategory)};
   llvm::cl::opt<std::string> cluster{
       "cluster",
@@ -423,6 +670,15 @@ struct CommandLine {
     options.clusterFile = cluster;
     options.inputShapes.assign(inputShapes.begin(), inputShapes.end());
     options.parameterInputs = parameterInputs;
+    options.outputGiven =
+        output.getNumOccurrences() > 0 || emit.getNumOccurrences() > 0;
+    options.plan.devices = devices;
+    options.plan.explain = explain;
+    options.plan.traceFile = trace;
+    options.plan.simulate = simulate;
+    options.plan.precision = precision;
+    options.plan.handPlans = handPlans;
+    options.train.zeroGiven = zero.getNumOccurrences() > 0;
     options.train.enabled = train;
     NNBuildTrainingStepOptions &t = options.train.step;
     t.loss = loss;
@@ -480,13 +736,17 @@ void printVersion(llvm::raw_ostream &os) {
 
 int loom::driver::loomcMain(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  if (argc > 1 && StringRef(argv[1]) == "calibrate")
+    return calibrateMain(argc, argv);
   CommandLine cl;
   llvm::cl::HideUnrelatedOptions(
       {&inputCategory, &outputCategory, &distCategory, &trainCategory});
   llvm::cl::SetVersionPrinter(printVersion);
   if (!llvm::cl::ParseCommandLineOptions(
           argc, argv,
-          "loomc: compile a model into a distributed training program\n",
+          "loomc: compile a model into a distributed training program\n\n"
+          "  loomc calibrate -o FILE: measure this machine as a cluster "
+          "description (see loomc calibrate --help)\n",
           &llvm::errs()))
     return ExitCode::Failure;
   if (cl.listOperators) {
@@ -501,6 +761,22 @@ int loom::driver::loomcMain(int argc, char **argv) {
     return ExitCode::Failure;
   }
   Options options = cl.toOptions();
+  if (cl.devices < 0 || cl.devices.getNumOccurrences() && cl.devices == 0) {
+    llvm::errs() << "loomc: error: --devices " << cl.devices
+                 << ": expected a positive number of devices\n";
+    return ExitCode::Failure;
+  }
+  if (!cl.precision.empty() && cl.precision != "fp32" &&
+      cl.precision != "mixed") {
+    llvm::errs() << "loomc: error: --precision=" << cl.precision
+                 << ": expected fp32 or mixed\n";
+    return ExitCode::Failure;
+  }
+  if (cl.handPlans && !cl.explain) {
+    llvm::errs() << "loomc: error: --hand-plans adds to --explain: add "
+                    "--explain\n";
+    return ExitCode::Failure;
+  }
 
   DialectRegistry registry;
   registerAllDialects(registry);
@@ -519,6 +795,9 @@ int loom::driver::loomcMain(int argc, char **argv) {
   OwningOpRef<ModuleOp> module = std::move(loaded.module);
   if (failed(runPipeline(*module, options)))
     return ExitCode::Failure;
+  // --explain alone: the explanation was the output.
+  if (options.plan.explain && !options.outputGiven)
+    return ExitCode::Success;
 
   if (options.emit == EmitKind::Artifact) {
     if (options.outputFile == "-") {

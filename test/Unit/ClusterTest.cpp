@@ -56,6 +56,46 @@ TEST(Cluster, ErrorsNameTheKey) {
             "c.json: \"device.kind\" must be \"gpu\" or \"cpu\"");
 }
 
+TEST(Cluster, MatmulCurve) {
+  // Optional: absent, the curve is empty.
+  EXPECT_TRUE(llvm::cantFail(parseCluster(kTwoNodes, "c.json"))
+                  .device.matmulTFLOPsBySize.empty());
+  auto withCurve = [](llvm::StringRef curve) {
+    std::string text = kTwoNodes;
+    text.replace(text.find("\"peak_tflops\""), 0,
+                 ("\"matmul_tflops_by_size\": " + curve + ", ").str());
+    return text;
+  };
+  llvm::Expected<Cluster> c = parseCluster(
+      withCurve("[[32, 0.01], [64, 0.03], [128.5, 0.05]]"), "c.json");
+  ASSERT_TRUE(!!c) << llvm::toString(c.takeError());
+  using Point = std::pair<double, double>;
+  EXPECT_EQ(c->device.matmulTFLOPsBySize,
+            (std::vector<Point>{{32, 0.01}, {64, 0.03}, {128.5, 0.05}}));
+
+  const std::string key = "c.json: \"device.matmul_tflops_by_size\"";
+  EXPECT_EQ(errorOf(withCurve("[]")),
+            key + " must be a non-empty array of [size, TFLOP/s]");
+  EXPECT_EQ(errorOf(withCurve("{\"32\": 1}")),
+            key + " must be a non-empty array of [size, TFLOP/s]");
+  EXPECT_EQ(errorOf(withCurve("[[32, 1], 64]")),
+            key + "[1] must be [size, TFLOP/s]");
+  EXPECT_EQ(errorOf(withCurve("[[32, 1, 2]]")),
+            key + "[0] must be [size, TFLOP/s]");
+  EXPECT_EQ(errorOf(withCurve("[[32, \"fast\"]]")),
+            key + "[0] must be [size, TFLOP/s]");
+  EXPECT_EQ(errorOf(withCurve("[[0, 1]]")),
+            key + "[0]: size and TFLOP/s must be positive");
+  EXPECT_EQ(errorOf(withCurve("[[-32, 1]]")),
+            key + "[0]: size and TFLOP/s must be positive");
+  EXPECT_EQ(errorOf(withCurve("[[32, 1], [64, 0]]")),
+            key + "[1]: size and TFLOP/s must be positive");
+  EXPECT_EQ(errorOf(withCurve("[[64, 1], [32, 2]]")),
+            key + "[1]: sizes must increase");
+  EXPECT_EQ(errorOf(withCurve("[[64, 1], [64, 2]]")),
+            key + "[1]: sizes must increase");
+}
+
 TEST(Cluster, InnermostAxesGoInsideANode) {
   Cluster c = llvm::cantFail(parseCluster(kTwoNodes, "c.json"));
   auto axes = llvm::cantFail(layMesh("dp=2,tp=4", c));

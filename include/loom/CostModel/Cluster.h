@@ -15,6 +15,7 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Error.h"
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace loom {
@@ -33,6 +34,11 @@ struct DeviceSpec {
   double memoryBandwidthGBps = 0;
   /// Peak dense TFLOP/s per dtype name ("float32", "bfloat16", ...).
   llvm::StringMap<double> peakTFLOPs;
+  /// Measured float32 matmul rate by size (`matmul_tflops_by_size`): pairs
+  /// of (cube root of m*n*k, TFLOP/s), sorted by size, both positive. Empty
+  /// when the description has none; the cost model interpolates in
+  /// log(size) between the points.
+  std::vector<std::pair<double, double>> matmulTFLOPsBySize;
 };
 
 struct Cluster {

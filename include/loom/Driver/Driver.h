@@ -47,12 +47,36 @@ enum class Strategy {
   Megatron,
   /// The layouts already in the input MLIR.
   Manual,
+  /// The planner's choice (lib/Planner): the default without --mesh.
+  Auto,
 };
 
 /// `--train`: whether to build a training step, and its options.
 struct TrainOptions {
   bool enabled = false;
   NNBuildTrainingStepOptions step;
+  /// Whether --zero was given (the planner chooses the stage otherwise).
+  bool zeroGiven = false;
+};
+
+/// What the planner reports and how far it may go.
+struct PlanOptions {
+  /// Devices to plan for; 0 for every device of the cluster (one device
+  /// without --cluster).
+  int64_t devices = 0;
+  /// Print the explanation of the plan (to the output when nothing else is
+  /// asked for, else to standard output).
+  bool explain = false;
+  /// A Chrome trace of one simulated step.
+  std::string traceFile;
+  /// Allow plans that are not executable yet (pipeline stages,
+  /// recomputation): planning only.
+  bool simulate = false;
+  /// `fp32`, `mixed`, or "" (mixed on GPUs with --simulate, else fp32).
+  std::string precision;
+  /// Print how the hand plans (data parallel with the best ZeRO stage;
+  /// Megatron tp x pp x dp grid) fare under the same model.
+  bool handPlans = false;
 };
 
 struct Options {
@@ -75,6 +99,9 @@ struct Options {
   /// A cluster description (JSON); empty for this machine.
   std::string clusterFile;
   TrainOptions train;
+  PlanOptions plan;
+  /// Whether -o or --emit was given (else --explain is the output).
+  bool outputGiven = false;
 };
 
 /// Exit codes of loomc.
@@ -102,6 +129,12 @@ mlir::LogicalResult emit(mlir::ModuleOp module, const Options &options,
 /// loomc's main: parses the command line and runs the stages above. Output
 /// files are written whole or not at all.
 int loomcMain(int argc, char **argv);
+
+/// `loomc calibrate [-o FILE] [--np N] [--threads T] [--quick]`: measures
+/// this machine with loom-calibrate on N ranks (through mpirun) and writes
+/// the cluster description that `--cluster` reads (docs/Cluster.md).
+/// `argv[1]` is "calibrate".
+int calibrateMain(int argc, char **argv);
 
 } // namespace loom::driver
 

@@ -4,6 +4,7 @@
 // RUN: loom-opt %t/megatron-tp-only.mlir -dist-apply-strategy="strategy=megatron mesh=tp=4" | FileCheck %t/megatron-tp-only.mlir
 // RUN: loom-opt %t/megatron-attention.mlir -dist-apply-strategy="strategy=megatron mesh=dp=2,tp=2" | FileCheck %t/megatron-attention.mlir
 // RUN: loom-opt %t/megatron-fused.mlir -dist-apply-strategy="strategy=megatron mesh=dp=2,tp=2" | FileCheck %t/megatron-fused.mlir
+// RUN: loom-opt %t/planned.mlir -dist-apply-strategy="strategy=planned mesh=pp=2,dp=2,tp=2" | FileCheck %t/planned.mlir
 // RUN: loom-opt %t/existing-mesh.mlir -dist-apply-strategy="strategy=data" | FileCheck %t/existing-mesh.mlir
 // RUN: loom-opt %t/weightless.mlir -dist-apply-strategy="strategy=megatron mesh=dp=2,tp=2" | FileCheck %t/weightless.mlir
 // RUN: loom-opt %t/error-batch.mlir -dist-apply-strategy="strategy=data mesh=dp=4" -verify-diagnostics
@@ -53,6 +54,23 @@ func.func @main(%x: tensor<8x16xf32> {nn.name = "x"}, %mask: tensor<8x4x2xf32>, 
 }
 func.func private @helper(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
   return %x : tensor<8x16xf32>
+}
+
+//--- planned.mlir
+// The planner's layouts: weights keep what the planner wrote (no Megatron
+// pairing), the batch goes over every axis but tp and pp, and weights given
+// as arguments (nn.parameter) are not data.
+// CHECK: dist.mesh @mesh axes [<"pp" = 2, intra_node>, <"dp" = 2, intra_node>, <"tp" = 2, intra_node>]
+// CHECK-LABEL: func.func @main
+// CHECK-SAME: %{{[^:]*}}: tensor<8x16xf32> {dist.sharding = #dist.sharding<@mesh, [{"dp"}, {?}]>}
+// CHECK-SAME: %{{[^:]*}}: tensor<8x16xf32> {nn.parameter = "w2"}
+// CHECK: nn.parameter "w1" {dist.shardings = [#dist.sharding<@mesh, [{"tp"}, {}]>]}
+// CHECK-NOT: dist.sharding
+func.func @main(%x: tensor<8x16xf32>, %w2: tensor<8x16xf32> {nn.parameter = "w2"}) -> tensor<8x16xf32> {
+  %w = nn.parameter "w1" {dist.shardings = [#dist.sharding<@mesh, [{"tp"}, {}]>]} = dense<0.1> : tensor<16x16xf32>
+  %h = nn.matmul %x, %w : tensor<8x16xf32>, tensor<16x16xf32> -> tensor<8x16xf32>
+  %o = nn.add %h, %w2 : tensor<8x16xf32>, tensor<8x16xf32>
+  return %o : tensor<8x16xf32>
 }
 
 //--- megatron-mlp.mlir
@@ -226,7 +244,7 @@ module {
 }
 
 //--- error-strategy.mlir
-// expected-error@+1 {{unknown strategy 'pipeline' (expected data or megatron)}}
+// expected-error@+1 {{unknown strategy 'pipeline' (expected data, megatron or planned)}}
 module {
   func.func @main(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
     return %x : tensor<8x16xf32>

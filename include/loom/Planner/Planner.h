@@ -1,0 +1,191 @@
+//===- Planner.h - Searching for a parallel training plan -------*- C++ -*-===//
+//
+// The automatic planner (docs/Planner.md). It reads a model's forward
+// function, prices every op under every way of splitting it over a tensor-
+// parallel group (the op's sharding rule), picks per-op shardings that
+// minimise time (a greedy pass per seed, then coordinate descent, so the
+// Megatron pairing is one of the seeds it must beat), and searches jointly
+// over the mesh factorisation dp x tp x pp, pipeline stage boundaries (a
+// dynamic programme over the model's layers), microbatch count, ZeRO stage,
+// recomputation and pipeline schedule, under each device's memory. Every
+// candidate is priced by one analytic model: roofline op times with a matmul
+// efficiency curve, alpha-beta collectives per mesh axis, overlap of the
+// data-parallel reduction with the backward pass, pipeline bubbles, and
+// memory per device by kind.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LOOM_PLANNER_PLANNER_H
+#define LOOM_PLANNER_PLANNER_H
+
+#include "loom/CostModel/Cluster.h"
+#include "loom/CostModel/CommCost.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/raw_ostream.h"
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace loom::planner {
+
+enum class Schedule { None, GPipe, OneFOneB };
+
+/// What to plan and which plans are allowed.
+struct PlannerOptions {
+  /// Plan a training step (forward, backward, optimizer); else inference.
+  bool train = true;
+  /// Allow plans the runtime cannot execute yet (pp > 1, recomputation) and
+  /// mixed precision on GPUs: for --simulate and the scale studies.
+  bool simulate = false;
+  TrainingPrecision precision = TrainingPrecision::FP32;
+  OptimizerKind optimizer = OptimizerKind::Adam;
+  /// Devices to plan for; 0 means every device of the cluster.
+  int64_t devices = 0;
+  /// Restrictions (unset: searched).
+  std::optional<int64_t> dp, tp, pp, zero, microbatches;
+  std::optional<bool> recompute;
+  /// Per-op tensor parallelism restricted to the Megatron pairing.
+  bool megatronOnly = false;
+  /// Fraction of device memory a plan may use (the rest is the framework's,
+  /// the allocator's fragmentation, kernels' workspaces).
+  double memoryFraction = 0.9;
+  /// Keep the best plan per distinct (dp, tp, pp) shape for --explain.
+  int keepRejected = 3;
+};
+
+/// Seconds of one step by where they go.
+struct StepTime {
+  double compute = 0;  // forward, backward, recomputation, optimizer
+  double exposedComm = 0; // tensor-parallel, p2p and the data-parallel part
+                          // not hidden behind the backward pass
+  double bubble = 0;      // pipeline fill and drain
+  double total() const { return compute + exposedComm + bubble; }
+};
+
+/// Bytes per device by kind (the worst pipeline stage).
+struct MemoryUse {
+  double parameters = 0, gradients = 0, optimizerState = 0;
+  double activations = 0, commBuffers = 0;
+  double total() const {
+    return parameters + gradients + optimizerState + activations + commBuffers;
+  }
+};
+
+/// A collective kind's bytes per device per step and its time.
+struct CommVolume {
+  double bytes = 0;
+  double seconds = 0;
+  int64_t calls = 0;
+};
+
+/// One layer group of the explanation: consecutive layers of one kind.
+struct GroupSummary {
+  std::string name;
+  int64_t layers = 0;
+  int stageBegin = 0, stageEnd = 0;
+  double parameters = 0;
+  /// How the group's matmuls split over tp ("column+row", "replicated", ..).
+  std::string tensorParallel;
+  double forwardSeconds = 0; // per microbatch, all layers of the group
+};
+
+struct Plan {
+  int64_t dp = 1, tp = 1, pp = 1, microbatches = 1, zero = 0;
+  bool recompute = false;
+  Schedule schedule = Schedule::None;
+  /// Samples per microbatch per data-parallel rank.
+  int64_t microbatchSize = 1;
+  /// The per-op tensor-parallel assignment: its name ("megatron",
+  /// "searched", "none") and the strategy index of each op.
+  std::string candidateName = "none";
+  std::vector<int> assignment;
+
+  StepTime time;
+  MemoryUse memory;
+  double memoryCapacity = 0;
+  bool fits = true;
+  double mfu = 0;
+  double modelFlopsPerStep = 0;
+  /// Collective kind name -> volume.
+  std::vector<std::pair<std::string, CommVolume>> comm;
+  /// Segment index where each stage starts (size pp + 1).
+  std::vector<int> stageBounds;
+  std::vector<double> stageSeconds; // per microbatch, fwd + bwd
+  std::vector<GroupSummary> groups;
+  /// For rejected plans: the term that made it lose against the chosen one.
+  std::string lostOn;
+
+  bool executable() const { return pp == 1 && !recompute; }
+  /// `dp=4,tp=2 pp=1 mb=8x2 zero=1 recompute=off`.
+  std::string shape() const;
+};
+
+struct PlanResult {
+  Plan best;
+  std::vector<Plan> rejected;
+  int64_t plansPriced = 0;
+  double seconds = 0;
+  double parameters = 0;
+  int64_t batch = 0;
+  int64_t devices = 0;
+  std::string precision;
+  bool cached = false;
+};
+
+class Model;
+
+/// A model ready to plan: its forward function analysed once, so that
+/// planning again for another device count or cluster is fast.
+class Planner {
+public:
+  /// Analyses `fn` (a public function of the module, its inputs' dimension
+  /// 0 the global batch). Emits an error at the culprit and fails when the
+  /// function cannot be planned (dynamic shapes, no batch).
+  static mlir::FailureOr<std::unique_ptr<Planner>>
+  create(mlir::func::FuncOp fn);
+  ~Planner();
+
+  /// Searches for the fastest plan that fits. Fails with a message naming
+  /// why no plan fits (the smallest memory need among the plans tried).
+  mlir::FailureOr<PlanResult> plan(const Cluster &cluster,
+                                   const PlannerOptions &options,
+                                   std::string &why);
+
+
+  /// Writes the plan's tensor-parallel layouts onto the parameters of the
+  /// function it was created from (`dist.sharding` on each matmul weight),
+  /// against mesh `@mesh` with axis `tp`.
+  void annotate(const Plan &plan);
+  /// Marks each op with its pipeline stage (`loom.stage`) and the module
+  /// with the plan's shape (`loom.plan`).
+  void markStages(const Plan &plan);
+
+  /// A stable hash of the model's structure (ops, shapes, attributes).
+  uint64_t graphHash() const;
+  double numParameters() const;
+  int64_t batch() const;
+
+  /// The explanation of --explain.
+  void explain(const PlanResult &result, const Cluster &cluster,
+               llvm::raw_ostream &os) const;
+  /// A Chrome trace of one simulated step of `plan`, one process per
+  /// pipeline stage (a representative rank), lanes for compute, tensor-
+  /// parallel and data-parallel communication.
+  void trace(const Plan &plan, const Cluster &cluster,
+             const PlannerOptions &options, llvm::raw_ostream &os) const;
+
+private:
+  Planner();
+  std::unique_ptr<Model> model;
+};
+
+/// "1.5 GiB", "850 MiB".
+std::string formatBytes(double bytes);
+/// "1.23 s", "45.6 ms", "789 us".
+std::string formatSeconds(double seconds);
+
+} // namespace loom::planner
+
+#endif // LOOM_PLANNER_PLANNER_H

@@ -1,0 +1,292 @@
+//===- Explain.cpp - Saying why a plan, and drawing its timeline ----------===//
+
+#include "Model.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include <cmath>
+
+using namespace mlir;
+using namespace loom;
+using namespace loom::planner;
+
+namespace {
+const char *scheduleName(Schedule s) {
+  switch (s) {
+  case Schedule::None:
+    return "none";
+  case Schedule::GPipe:
+    return "GPipe";
+  case Schedule::OneFOneB:
+    return "1F1B";
+  }
+  return "?";
+}
+
+std::string count(double n) {
+  if (n >= 1e12)
+    return llvm::formatv("{0:F2} T", n / 1e12).str();
+  if (n >= 1e9)
+    return llvm::formatv("{0:F2} B", n / 1e9).str();
+  if (n >= 1e6)
+    return llvm::formatv("{0:F2} M", n / 1e6).str();
+  if (n >= 1e3)
+    return llvm::formatv("{0:F1} K", n / 1e3).str();
+  return llvm::formatv("{0:F0}", n).str();
+}
+
+std::string percent(double part, double whole) {
+  return whole > 0 ? llvm::formatv("{0,5:F1} %", 100 * part / whole).str()
+                   : "    - ";
+}
+} // namespace
+
+void Planner::explain(const PlanResult &r, const Cluster &cluster,
+                      llvm::raw_ostream &os) const {
+  const Plan &p = r.best;
+  const Model &m = *model;
+  func::FuncOp fn = m.fn;
+  os << "plan for @" << fn.getName() << ": " << count(r.parameters)
+     << " parameters, batch " << r.batch << ", " << r.devices << " x "
+     << cluster.device.name;
+  if (cluster.devicesPerNode > 1 || cluster.nodes > 1)
+    os << " (" << std::max<int64_t>(1, r.devices / cluster.devicesPerNode)
+       << " node(s) of " << cluster.devicesPerNode << ")";
+  os << ", " << r.precision << "\n";
+  os << llvm::formatv("  mesh            dp={0} x tp={1} x pp={2}", p.dp,
+                      p.tp, p.pp);
+  os << "  (tp innermost, then dp, then pp)\n";
+  os << llvm::formatv("  batch           {0} microbatch(es) of {1} sample(s) "
+                      "per data-parallel rank",
+                      p.microbatches, p.microbatchSize);
+  if (p.pp > 1)
+    os << ", " << scheduleName(p.schedule) << " schedule";
+  os << "\n";
+  os << "  ZeRO stage      " << p.zero << "\n";
+  os << "  recomputation   " << (p.recompute ? "full (each layer's forward "
+                                               "runs again in backward)"
+                                             : "off")
+     << "\n";
+  if (p.tp > 1)
+    os << "  tensor ops      " << p.candidateName
+       << (p.candidateName == "megatron"
+               ? " (column-then-row pairs, one all-reduce per pair)"
+               : " (per-op shardings chosen by the search)")
+       << "\n";
+  os << "  executable      "
+     << (p.executable() ? "yes"
+                        : "no: pipeline/recomputation are planned, not yet "
+                          "run (--simulate)")
+     << "\n\n";
+
+  double total = p.time.total();
+  os << "predicted step time  " << formatSeconds(total) << "   (MFU "
+     << llvm::formatv("{0:F1}", 100 * p.mfu) << " %, "
+     << count(p.modelFlopsPerStep) << "FLOP per step; seconds="
+     << llvm::formatv("{0:e}", total) << ")\n";
+  os << llvm::formatv("  {0,-24} {1,10} {2}\n", "compute",
+                      formatSeconds(p.time.compute),
+                      percent(p.time.compute, total));
+  os << llvm::formatv("  {0,-24} {1,10} {2}\n", "exposed communication",
+                      formatSeconds(p.time.exposedComm),
+                      percent(p.time.exposedComm, total));
+  os << llvm::formatv("  {0,-24} {1,10} {2}\n\n", "pipeline bubble",
+                      formatSeconds(p.time.bubble),
+                      percent(p.time.bubble, total));
+
+  os << "memory per device (fullest stage)  " << formatBytes(p.memory.total())
+     << " of " << formatBytes(p.memoryCapacity) << "\n";
+  auto mem = [&](const char *name, double bytes) {
+    os << llvm::formatv("  {0,-24} {1,10} {2}\n", name, formatBytes(bytes),
+                        percent(bytes, p.memory.total()));
+  };
+  mem("parameters", p.memory.parameters);
+  mem("gradients", p.memory.gradients);
+  mem("optimizer state", p.memory.optimizerState);
+  mem("activations", p.memory.activations);
+  mem("communication buffers", p.memory.commBuffers);
+  os << "\n";
+
+  os << "communication per device per step\n";
+  if (p.comm.empty())
+    os << "  none\n";
+  else
+    os << llvm::formatv("  {0,-24} {1,10} {2,10} {3,8}\n", "collective",
+                        "bytes", "time", "calls");
+  for (const auto &[kind, v] : p.comm)
+    os << llvm::formatv("  {0,-24} {1,10} {2,10} {3,8}\n", kind,
+                        formatBytes(v.bytes), formatSeconds(v.seconds),
+                        v.calls);
+  os << "\n";
+
+  os << "layers\n";
+  os << llvm::formatv("  {0,-20} {1,7} {2,8} {3,10} {4,12}\n", "group",
+                      "layers", "stages", "params", "fwd/microb.");
+  for (const GroupSummary &g : p.groups) {
+    std::string stages =
+        g.stageBegin == g.stageEnd
+            ? std::to_string(g.stageBegin)
+            : llvm::formatv("{0}-{1}", g.stageBegin, g.stageEnd).str();
+    os << llvm::formatv("  {0,-20} {1,7} {2,8} {3,10} {4,12}\n", g.name,
+                        g.layers, stages, count(g.parameters),
+                        formatSeconds(g.forwardSeconds));
+  }
+  os << "\n";
+
+  if (!r.rejected.empty()) {
+    os << "runners-up (the best plan of each other mesh shape)\n";
+    for (auto [i, q] : llvm::enumerate(r.rejected)) {
+      os << llvm::formatv("  {0}. {1}\n", i + 1, q.shape());
+      os << "     " << formatSeconds(q.time.total());
+      if (q.fits)
+        os << llvm::formatv(" ({0:+0.0;-0.0} %)",
+                            100 * (q.time.total() / total - 1));
+      os << ", lost on " << q.lostOn << "\n";
+    }
+    os << "\n";
+  }
+  os << "searched " << r.plansPriced << " plans in "
+     << formatSeconds(r.seconds) << "\n";
+}
+
+void Planner::trace(const Plan &p, const Cluster &cluster,
+                    const PlannerOptions &options,
+                    llvm::raw_ostream &os) const {
+  // Per-stage, per-microbatch durations from the plan's own figures.
+  int64_t pp = p.pp, mb = p.microbatches;
+  bool train = options.train;
+  std::vector<double> fwd(pp), bwd(pp);
+  for (int64_t s = 0; s < pp; ++s) {
+    double perMb = p.stageSeconds[s];
+    fwd[s] = train ? perMb / 3 : perMb;
+    bwd[s] = train ? perMb - fwd[s] : 0;
+  }
+  // The order each stage runs its work in.
+  struct Work {
+    bool backward;
+    int64_t microbatch;
+  };
+  std::vector<std::vector<Work>> order(pp);
+  for (int64_t s = 0; s < pp; ++s) {
+    if (!train) {
+      for (int64_t i = 0; i < mb; ++i)
+        order[s].push_back({false, i});
+      continue;
+    }
+    if (p.schedule == Schedule::GPipe || pp == 1) {
+      for (int64_t i = 0; i < mb; ++i)
+        order[s].push_back({false, i});
+      for (int64_t i = 0; i < mb; ++i)
+        order[s].push_back({true, i});
+      if (pp == 1) {
+        // Gradient accumulation: each microbatch's forward then backward.
+        order[s].clear();
+        for (int64_t i = 0; i < mb; ++i) {
+          order[s].push_back({false, i});
+          order[s].push_back({true, i});
+        }
+      }
+      continue;
+    }
+    int64_t warmup = std::min(pp - s - 1, mb);
+    int64_t f = 0, b = 0;
+    for (; f < warmup; ++f)
+      order[s].push_back({false, f});
+    while (f < mb) {
+      order[s].push_back({false, f++});
+      order[s].push_back({true, b++});
+    }
+    while (b < mb)
+      order[s].push_back({true, b++});
+  }
+  // Simulate: work starts when its stage is free and its input arrived.
+  std::vector<std::vector<double>> fEnd(pp, std::vector<double>(mb, -1)),
+      bEnd(pp, std::vector<double>(mb, -1));
+  std::vector<size_t> next(pp, 0);
+  std::vector<double> free(pp, 0);
+  llvm::json::Array events;
+  auto event = [&](llvm::StringRef name, int64_t pid, int tid, double start,
+                   double dur, llvm::StringRef cat) {
+    events.push_back(llvm::json::Object{{"name", name.str()},
+                                        {"cat", cat.str()},
+                                        {"ph", "X"},
+                                        {"pid", pid},
+                                        {"tid", tid},
+                                        {"ts", start * 1e6},
+                                        {"dur", dur * 1e6}});
+  };
+  bool progress = true;
+  while (progress) {
+    progress = false;
+    for (int64_t s = 0; s < pp; ++s) {
+      while (next[s] < order[s].size()) {
+        Work w = order[s][next[s]];
+        double ready;
+        if (!w.backward)
+          ready = s == 0 ? 0 : fEnd[s - 1][w.microbatch];
+        else
+          ready = s == pp - 1 ? fEnd[s][w.microbatch]
+                              : bEnd[s + 1][w.microbatch];
+        if (ready < 0)
+          break;
+        double start = std::max(ready, free[s]);
+        double dur = w.backward ? bwd[s] : fwd[s];
+        std::string name =
+            llvm::formatv("{0}{1}", w.backward ? "B" : "F", w.microbatch)
+                .str();
+        event(name, s, 0, start, dur, w.backward ? "backward" : "forward");
+        (w.backward ? bEnd : fEnd)[s][w.microbatch] = start + dur;
+        free[s] = start + dur;
+        ++next[s];
+        progress = true;
+      }
+    }
+  }
+  double end = 0;
+  for (double f : free)
+    end = std::max(end, f);
+  // The step's tail: data-parallel synchronisation and the optimizer.
+  double tail = p.time.total() - end;
+  for (int64_t s = 0; s < pp; ++s) {
+    for (const auto &[kind, v] : p.comm) {
+      int tid = llvm::StringRef(kind).ends_with("(tp)")   ? 1
+                : llvm::StringRef(kind).ends_with("(dp)") ? 2
+                                                          : 3;
+      double start = tid == 2 ? std::max(0.0, free[s] - bwd[s]) : 0;
+      double dur = v.seconds / std::max<int64_t>(1, tid == 2 ? 1 : mb);
+      if (tid == 2)
+        event(kind, s, tid, start, dur, "communication");
+    }
+    if (tail > 0)
+      event("optimizer + exposed sync", s, 0, end, tail, "optimizer");
+  }
+  llvm::json::Array metadata;
+  for (int64_t s = 0; s < pp; ++s) {
+    int64_t firstRank = s * p.dp * p.tp;
+    events.push_back(llvm::json::Object{
+        {"name", "process_name"},
+        {"ph", "M"},
+        {"pid", s},
+        {"args",
+         llvm::json::Object{
+             {"name", llvm::formatv("stage {0} (ranks {1}-{2}, one shown)", s,
+                                    firstRank, firstRank + p.dp * p.tp - 1)
+                          .str()}}}});
+    const char *lanes[] = {"compute (incl. tp collectives)", "tp comm",
+                           "dp comm", "pp send/recv"};
+    for (int t = 0; t < 4; ++t)
+      events.push_back(llvm::json::Object{
+          {"name", "thread_name"},
+          {"ph", "M"},
+          {"pid", s},
+          {"tid", t},
+          {"args", llvm::json::Object{{"name", lanes[t]}}}});
+  }
+  llvm::json::Object root{
+      {"traceEvents", std::move(events)},
+      {"displayTimeUnit", "ms"},
+      {"otherData",
+       llvm::json::Object{{"plan", p.shape()},
+                          {"cluster", cluster.name},
+                          {"predicted_step_seconds", p.time.total()}}}};
+  os << llvm::formatv("{0:2}", llvm::json::Value(std::move(root))) << "\n";
+}

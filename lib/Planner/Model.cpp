@@ -1,0 +1,838 @@
+//===- Model.cpp - The planner's view of a model --------------------------===//
+
+#include "Model.h"
+#include "loom/Dialect/NN/NNOps.h"
+#include "loom/Interfaces/Interfaces.h"
+#include "loom/Passes/Sharding.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/xxhash.h"
+#include <cmath>
+
+using namespace mlir;
+using namespace loom;
+using namespace loom::planner;
+
+//===----------------------------------------------------------------------===//
+// Pricing
+//===----------------------------------------------------------------------===//
+
+namespace {
+double peakFlops(const Cluster &c, llvm::StringRef dtype) {
+  auto it = c.device.peakTFLOPs.find(dtype);
+  if (it == c.device.peakTFLOPs.end() || it->second <= 0)
+    it = c.device.peakTFLOPs.find("float32");
+  if (it == c.device.peakTFLOPs.end() || it->second <= 0)
+    return 1e12;
+  return it->second * 1e12;
+}
+
+double opOverhead(const Cluster &c) {
+  // A kernel launch on a GPU; a loop entry on a CPU.
+  return c.device.kind == "gpu" ? 4e-6 : 0.5e-6;
+}
+} // namespace
+
+double Pricing::matmulSeconds(const Strategy &s, bool batchDependent) const {
+  double k = batchDependent ? scale() : 1.0;
+  double count = s.mmCount, m = s.mmM;
+  if (s.mmScale == 1)
+    count = std::max(1.0, count * k);
+  else if (s.mmScale == 2)
+    m = std::max(1.0, m * k);
+  double flops = 2 * count * m * s.mmN * s.mmK;
+  // Skinny products run like small ones.
+  double size = std::cbrt(m * s.mmN * s.mmK);
+  size = std::min(size, 8 * std::min({m, s.mmN, s.mmK}));
+  const DeviceSpec &d = cluster->device;
+  double rate;
+  if (!mixed && !d.matmulTFLOPsBySize.empty()) {
+    // Measured by `loomc calibrate`: interpolate in log(size).
+    const auto &curve = d.matmulTFLOPsBySize;
+    if (size <= curve.front().first) {
+      rate = curve.front().second * size / curve.front().first;
+    } else if (size >= curve.back().first) {
+      rate = curve.back().second;
+    } else {
+      size_t i = 1;
+      while (curve[i].first < size)
+        ++i;
+      double t = std::log(size / curve[i - 1].first) /
+                 std::log(curve[i].first / curve[i - 1].first);
+      rate = curve[i - 1].second + t * (curve[i].second - curve[i - 1].second);
+    }
+    rate *= 1e12;
+  } else {
+    double peak = peakFlops(*cluster, mixed ? "bfloat16" : "float32");
+    rate = peak * 0.85 * size / (size + 128);
+  }
+  double memory = s.bytes * floatBytesScale() * k /
+                  (cluster->device.memoryBandwidthGBps * 1e9);
+  return std::max(flops / rate, memory) + opOverhead(*cluster);
+}
+
+double Pricing::opSeconds(const Strategy &s, bool batchDependent) const {
+  if (s.matmul)
+    return matmulSeconds(s, batchDependent);
+  double k = batchDependent ? scale() : 1.0;
+  if (s.flops == 0 && s.bytes == 0)
+    return 0;
+  double compute = s.flops * k / peakFlops(*cluster, "float32");
+  double memory = s.bytes * floatBytesScale() * k /
+                  (cluster->device.memoryBandwidthGBps * 1e9);
+  return std::max(compute, memory) + opOverhead(*cluster);
+}
+
+double Pricing::collective(CollectiveKind kind, double bytes) const {
+  return bestCollectiveTime(kind, tp, bytes, tpLink).seconds();
+}
+
+//===----------------------------------------------------------------------===//
+// Building the graph
+//===----------------------------------------------------------------------===//
+
+namespace {
+bool isView(Operation *op) {
+  return isa<nn::ReshapeOp, nn::TransposeOp, nn::SqueezeOp, nn::UnsqueezeOp,
+             nn::SplitOp, nn::SliceOp, nn::BroadcastToOp>(op);
+}
+
+std::string printed(Type t) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << t;
+  return s;
+}
+
+/// `h.12.attn.c_attn.weight` -> ("h", 12); `wte.weight` -> ("wte", -1).
+std::pair<std::string, int64_t> groupOf(llvm::StringRef name) {
+  llvm::SmallVector<llvm::StringRef> parts;
+  name.split(parts, '.');
+  std::string prefix;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    int64_t index;
+    if (!parts[i].empty() && llvm::all_of(parts[i], llvm::isDigit) &&
+        !parts[i].getAsInteger(10, index))
+      return {prefix.empty() ? std::string("layer") : prefix, index};
+    if (i + 1 == parts.size())
+      break;
+    if (!prefix.empty())
+      prefix += ".";
+    prefix += parts[i].str();
+  }
+  return {prefix.empty() ? name.str() : prefix, -1};
+}
+} // namespace
+
+LogicalResult Model::build(func::FuncOp function) {
+  fn = function;
+  Block &body = fn.getBody().front();
+  auto addValue = [&](Value v, ValueInfo info) -> LogicalResult {
+    auto type = dyn_cast<RankedTensorType>(v.getType());
+    if (!type)
+      return success();
+    if (!type.hasStaticShape()) {
+      Operation *at = v.getDefiningOp();
+      InFlightDiagnostic diag = at ? at->emitError() : fn.emitError();
+      diag << "the planner needs static shapes; this value is " << type;
+      if (!at)
+        diag << " (argument " << cast<BlockArgument>(v).getArgNumber()
+             << "; fix it with --input-shape)";
+      return failure();
+    }
+    info.bytes = getTensorBytes(type);
+    info.elements = type.getNumElements();
+    info.isFloat = isa<FloatType>(type.getElementType());
+    valueIds[v] = values.size();
+    values.push_back(std::move(info));
+    return success();
+  };
+
+  // The batch: dimension 0 of the first data input, as the data strategy.
+  for (BlockArgument arg : fn.getArguments()) {
+    auto type = dyn_cast<RankedTensorType>(arg.getType());
+    if (fn.getArgAttr(arg.getArgNumber(), "nn.parameter") || !type ||
+        type.getRank() == 0)
+      continue;
+    if (ShapedType::isDynamic(type.getDimSize(0)))
+      return fn.emitError() << "the planner needs the batch size: dimension 0 "
+                               "of argument "
+                            << arg.getArgNumber()
+                            << " is dynamic (fix it with --input-shape)";
+    batch = type.getDimSize(0);
+    break;
+  }
+  if (batch <= 0)
+    return fn.emitError() << "the planner needs a batched input (dimension 0 "
+                             "of a tensor argument): @"
+                          << fn.getName() << " has none";
+
+  for (BlockArgument arg : fn.getArguments()) {
+    ValueInfo info;
+    if (auto name =
+            fn.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "nn.parameter")) {
+      info.kind = ValueInfo::Parameter;
+      info.name = name.getValue().str();
+    } else {
+      info.kind = ValueInfo::Data;
+      auto type = dyn_cast<RankedTensorType>(arg.getType());
+      if (type && type.getRank() > 0 && type.getDimSize(0) == batch)
+        info.batchDim = 0;
+    }
+    if (failed(addValue(arg, info)))
+      return failure();
+  }
+
+  std::string structure;
+  llvm::raw_string_ostream hashText(structure);
+  hashText << "batch " << batch << "\n";
+  for (Operation &op : body.without_terminator()) {
+    hashText << op.getName().getStringRef();
+    for (Type t : op.getResultTypes())
+      hashText << " " << t;
+    for (NamedAttribute a : op.getAttrs())
+      if (!isa<ElementsAttr>(a.getValue()) && a.getName() != "name")
+        hashText << " " << a.getName().getValue() << "=" << a.getValue();
+    hashText << "\n";
+    if (auto param = dyn_cast<nn::ParameterOp>(op)) {
+      ValueInfo info;
+      info.kind = ValueInfo::Parameter;
+      info.name = param.getName().str();
+      if (failed(addValue(param.getResult(), info)))
+        return failure();
+      continue;
+    }
+    if (isa<nn::ConstantOp>(op)) {
+      if (failed(addValue(op.getResult(0), ValueInfo{})))
+        return failure();
+      continue;
+    }
+    Node node;
+    node.op = &op;
+    int batchDim = -1;
+    for (Value operand : op.getOperands()) {
+      auto it = valueIds.find(operand);
+      int id = it == valueIds.end() ? -1 : it->second;
+      node.operands.push_back(id);
+      if (id < 0)
+        continue;
+      const ValueInfo &v = values[id];
+      bool dependent = v.batchDim >= 0 || v.kind == ValueInfo::Activation;
+      if (dependent && !node.batchDependent) {
+        node.batchDependent = true;
+        batchDim = -2; // dependent, dimension unknown yet
+      }
+      if (v.batchDim >= 0 && batchDim == -2)
+        batchDim = node.operands.size() - 1; // operand index, resolved below
+    }
+    // Follow the batch factor through the op's rule.
+    std::optional<ShardingRule> rule;
+    if (auto r = dyn_cast<ShardingRuleOpInterface>(op))
+      rule = r.getShardingRule();
+    int batchFactor = -1;
+    if (batchDim >= 0 && rule) {
+      const ValueInfo &v = values[node.operands[batchDim]];
+      if (batchDim < (int)rule->getOperands().size() &&
+          v.batchDim < (int)rule->getOperands()[batchDim].size() &&
+          !rule->getOperands()[batchDim][v.batchDim].empty())
+        batchFactor = rule->getOperands()[batchDim][v.batchDim][0];
+    }
+    for (auto [r, result] : llvm::enumerate(op.getResults())) {
+      ValueInfo info;
+      info.kind = node.batchDependent ? ValueInfo::Activation
+                                      : ValueInfo::Constant;
+      info.producer = nodes.size();
+      info.view = isView(&op);
+      if (batchFactor >= 0 && r < rule->getResults().size()) {
+        const TensorFactors &dims = rule->getResults()[r];
+        for (auto [d, factors] : llvm::enumerate(dims))
+          if (!factors.empty() && factors[0] == batchFactor)
+            info.batchDim = d;
+      }
+      if (failed(addValue(result, info)))
+        return failure();
+      auto it = valueIds.find(result);
+      node.results.push_back(it == valueIds.end() ? -1 : it->second);
+    }
+    for (auto [k, id] : llvm::enumerate(node.operands))
+      if (id >= 0)
+        values[id].uses.push_back({(int)nodes.size(), (int)k});
+    nodes.push_back(std::move(node));
+  }
+  hash = llvm::xxh3_64bits(structure);
+
+  for (const ValueInfo &v : values)
+    if (v.kind == ValueInfo::Parameter)
+      numParameters += v.elements;
+  for (const Strategy &s : llvm::map_range(
+           strategies(1), [](auto &list) -> const Strategy & { return list[0]; }))
+    forwardFlops += s.matmul ? 2 * s.mmCount * s.mmM * s.mmN * s.mmK : s.flops;
+  buildSegments();
+  return success();
+}
+
+void Model::buildSegments() {
+  int n = nodes.size();
+  // Activations live across the cut after node i (def <= i < last use).
+  std::vector<int> live(n + 1, 0);
+  std::vector<std::pair<int, int>> spans(values.size(), {0, -1});
+  for (auto [id, v] : llvm::enumerate(values)) {
+    if (v.kind != ValueInfo::Activation &&
+        !(v.kind == ValueInfo::Data && v.batchDim >= 0))
+      continue;
+    if (v.uses.empty())
+      continue;
+    int def = v.producer;
+    int last = v.uses.back().first;
+    spans[id] = {def, last};
+    if (def + 1 <= last) {
+      live[std::max(def, 0)] += 1;
+      live[last] -= 1;
+    }
+  }
+  int running = 0;
+  int start = 0;
+  auto close = [&](int end, int boundary) {
+    Segment seg;
+    seg.begin = start;
+    seg.end = end;
+    seg.boundary = boundary;
+    segments.push_back(seg);
+    start = end;
+  };
+  for (int i = 0; i < n; ++i) {
+    running += live[i];
+    if (!nodes[i].batchDependent || i + 1 == n || running != 1)
+      continue;
+    // Close only segments that compute something of their own.
+    bool heavy = false;
+    for (int j = start; j <= i && !heavy; ++j)
+      heavy = isa<nn::MatmulOp, nn::Conv2dOp>(nodes[j].op);
+    if (!heavy)
+      continue;
+    int boundary = -1;
+    for (auto [id, span] : llvm::enumerate(spans))
+      if (span.first <= i && i < span.second)
+        boundary = id;
+    close(i + 1, boundary);
+  }
+  if (start < n || segments.empty())
+    close(n, -1);
+
+  std::string previous = "input";
+  int64_t previousIndex = -1;
+  for (auto [k, seg] : llvm::enumerate(segments)) {
+    std::string group;
+    int64_t index = -1;
+    for (int i = seg.begin; i < seg.end; ++i) {
+      nodes[i].segment = k;
+      seg.hasMatmul |= isa<nn::MatmulOp, nn::Conv2dOp>(nodes[i].op);
+      for (int id : nodes[i].operands) {
+        if (id < 0 || values[id].kind != ValueInfo::Parameter ||
+            values[id].uses.front().first != i)
+          continue;
+        seg.parameters += values[id].elements;
+        if (group.empty())
+          std::tie(group, index) = groupOf(values[id].name);
+      }
+    }
+    if (group.empty()) {
+      group = previous;
+      index = previousIndex;
+    }
+    seg.group = group;
+    seg.groupIndex = index;
+    previous = group;
+    previousIndex = index;
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Strategies
+//===----------------------------------------------------------------------===//
+
+namespace {
+void fillMatmul(Strategy &s, nn::MatmulOp mm, RankedTensorType lhs,
+                RankedTensorType rhs, int lhsBatchDim) {
+  s.matmul = true;
+  int64_t rank = lhs.getRank();
+  s.mmM = rank >= 2 ? lhs.getDimSize(rank - 2) : 1;
+  s.mmK = lhs.getDimSize(rank - 1);
+  s.mmN = rhs.getRank() >= 2 ? rhs.getDimSize(rhs.getRank() - 1) : 1;
+  s.mmCount = 1;
+  for (int64_t d = 0; d + 2 < rank; ++d)
+    s.mmCount *= lhs.getDimSize(d);
+  if (rhs.getRank() <= 2) {
+    // One GEMM over every row.
+    s.mmM *= s.mmCount;
+    s.mmCount = 1;
+    s.mmScale = lhsBatchDim >= 0 ? 2 : 0;
+  } else {
+    s.mmScale = lhsBatchDim < 0            ? 0
+                : lhsBatchDim == rank - 2 ? 2
+                                           : 1;
+  }
+}
+
+RankedTensorType divided(Type t, Layout l, int64_t tp) {
+  auto type = cast<RankedTensorType>(t);
+  if (l.kind != Layout::Sharded)
+    return type;
+  SmallVector<int64_t> shape(type.getShape());
+  shape[l.dim] /= tp;
+  return RankedTensorType::get(shape, type.getElementType());
+}
+} // namespace
+
+const std::vector<SmallVector<Strategy, 4>> &Model::strategies(int64_t tp) {
+  auto found = strategyCache.find(tp);
+  if (found != strategyCache.end())
+    return found->second;
+  std::vector<SmallVector<Strategy, 4>> all(nodes.size());
+  for (auto [i, node] : llvm::enumerate(nodes)) {
+    Operation *op = node.op;
+    auto costOp = dyn_cast<CostOpInterface>(op);
+    auto price = [&](Strategy &s) {
+      SmallVector<Type> operandTypes, resultTypes;
+      for (auto [k, t] : llvm::enumerate(op->getOperandTypes()))
+        operandTypes.push_back(isa<RankedTensorType>(t) && k < s.operands.size()
+                                   ? divided(t, s.operands[k], tp)
+                                   : t);
+      for (auto [k, t] : llvm::enumerate(op->getResultTypes()))
+        resultTypes.push_back(isa<RankedTensorType>(t) && k < s.results.size()
+                                  ? divided(t, s.results[k], tp)
+                                  : t);
+      FailureOr<OpCost> cost = failure();
+      if (costOp)
+        cost = costOp.computeCost(operandTypes, resultTypes);
+      if (succeeded(cost)) {
+        s.flops = cost->flops + 4 * cost->transcendentals;
+        s.bytes = cost->bytesRead + cost->bytesWritten;
+      }
+      if (auto mm = dyn_cast<nn::MatmulOp>(op)) {
+        int lhs = node.operands[0];
+        fillMatmul(s, mm, cast<RankedTensorType>(operandTypes[0]),
+                   cast<RankedTensorType>(operandTypes[1]),
+                   lhs >= 0 ? values[lhs].batchDim : -1);
+      }
+    };
+    Strategy whole;
+    whole.operands.assign(op->getNumOperands(), Layout{});
+    whole.results.assign(op->getNumResults(), Layout{});
+    price(whole);
+    all[i].push_back(whole);
+    auto ruleOp = dyn_cast<ShardingRuleOpInterface>(op);
+    if (tp == 1 || !node.batchDependent || !ruleOp)
+      continue;
+    ShardingRule rule = ruleOp.getShardingRule();
+    if (rule.getOperands().size() != op->getNumOperands() ||
+        rule.getResults().size() != op->getNumResults())
+      continue;
+    auto place = [&](const TensorFactors &dims, int f) -> std::optional<Layout> {
+      for (auto [d, factors] : llvm::enumerate(dims)) {
+        auto at = llvm::find(factors, f);
+        if (at == factors.end())
+          continue;
+        // Only the major factor of a dimension splits it in blocks.
+        for (auto g = factors.begin(); g != at; ++g)
+          if (rule.getFactor(*g).size != 1)
+            return std::nullopt;
+        return Layout{Layout::Sharded, (int8_t)d};
+      }
+      return Layout{};
+    };
+    for (int f = 0; f < rule.getNumFactors(); ++f) {
+      const ShardingFactor &factor = rule.getFactor(f);
+      if (factor.kind == FactorKind::Replicated || factor.size < tp ||
+          factor.size % tp != 0 ||
+          (factor.kind == FactorKind::Reduction &&
+           factor.reduction != ReductionKind::Sum))
+        continue;
+      Strategy s;
+      s.factor = f;
+      bool ok = true;
+      for (const TensorFactors &dims : rule.getOperands()) {
+        std::optional<Layout> l = place(dims, f);
+        ok &= l.has_value();
+        s.operands.push_back(l.value_or(Layout{}));
+      }
+      for (const TensorFactors &dims : rule.getResults()) {
+        std::optional<Layout> l = place(dims, f);
+        ok &= l.has_value();
+        Layout r = l.value_or(Layout{});
+        if (r.kind == Layout::Replicated)
+          r.kind = factor.kind == FactorKind::Reduction ? Layout::Partial
+                                                        : Layout::Replicated;
+        s.results.push_back(r);
+      }
+      // Integer operands (indices) cannot be summed over.
+      for (auto [k, l] : llvm::enumerate(s.operands))
+        if (l.kind == Layout::Sharded && node.operands[k] >= 0 &&
+            !values[node.operands[k]].isFloat &&
+            factor.kind == FactorKind::Reduction)
+          ok = false;
+      if (!ok)
+        continue;
+      price(s);
+      all[i].push_back(s);
+    }
+  }
+  return strategyCache[tp] = std::move(all);
+}
+
+//===----------------------------------------------------------------------===//
+// Pricing an assignment
+//===----------------------------------------------------------------------===//
+
+double Model::edgeSeconds(const Pricing &p, int v, Layout from, Layout to,
+                          SegmentCost *record) {
+  if (from == to)
+    return 0;
+  const ValueInfo &info = values[v];
+  double bytes = info.bytes * (info.isFloat ? p.floatBytesScale() : 1.0);
+  if (info.kind == ValueInfo::Activation || info.batchDim >= 0)
+    bytes *= p.scale();
+  bool backward = p.train && info.needsGrad();
+  std::optional<CollectiveKind> fwd, bwd;
+  double fwdBytes = bytes, bwdBytes = bytes;
+  using K = Layout::Kind;
+  if (from.kind == K::Partial) {
+    if (to.kind == K::Replicated) {
+      fwd = CollectiveKind::AllReduce;
+    } else {
+      fwd = CollectiveKind::ReduceScatter;
+      bwd = CollectiveKind::AllGather;
+    }
+  } else if (from.kind == K::Sharded && to.kind == K::Replicated) {
+    fwd = CollectiveKind::AllGather;
+    bwd = CollectiveKind::ReduceScatter;
+  } else if (from.kind == K::Replicated && to.kind == K::Sharded) {
+    bwd = CollectiveKind::AllGather;
+  } else if (from.kind == K::Sharded && to.kind == K::Sharded) {
+    fwd = bwd = CollectiveKind::AllToAll;
+  }
+  static const char *names[] = {"all_reduce", "all_gather", "reduce_scatter",
+                                "all_to_all", "broadcast"};
+  double seconds = 0;
+  auto add = [&](CollectiveKind kind, double b, bool isBackward) {
+    double t = p.collective(kind, b);
+    seconds += t;
+    if (!record)
+      return;
+    (isBackward ? record->tpBackward : record->tpForward) += t;
+    CommVolume &c = record->comm[names[(int)kind]];
+    c.bytes += b;
+    c.seconds += t;
+    c.calls += 1;
+  };
+  if (fwd)
+    add(*fwd, fwdBytes, false);
+  if (bwd && backward)
+    add(*bwd, bwdBytes, true);
+  return seconds;
+}
+
+double Model::nodeSeconds(const Pricing &p, int i, const Strategy &s) {
+  const Node &node = nodes[i];
+  double forward = p.opSeconds(s, node.batchDependent);
+  double t = forward;
+  if (!p.train || !node.batchDependent)
+    return t;
+  t += 2 * forward;
+  if (s.factor < 0)
+    return t;
+  // A whole operand of a split op gets partial gradients.
+  for (auto [k, id] : llvm::enumerate(node.operands)) {
+    if (id < 0 || !values[id].needsGrad() ||
+        s.operands[k].kind != Layout::Replicated)
+      continue;
+    double bytes = values[id].bytes * p.floatBytesScale();
+    if (values[id].kind == ValueInfo::Activation)
+      bytes *= p.scale();
+    t += p.collective(CollectiveKind::AllReduce, bytes);
+  }
+  return t;
+}
+
+std::optional<Layout> Model::producedLayout(int64_t tp,
+                                            const std::vector<int> &choice,
+                                            int v, int user) {
+  const ValueInfo &info = values[v];
+  const auto &all = strategies(tp);
+  switch (info.kind) {
+  case ValueInfo::Data:
+  case ValueInfo::Constant:
+    return std::nullopt;
+  case ValueInfo::Parameter: {
+    auto [first, operand] = info.uses.front();
+    if (first == user)
+      return std::nullopt;
+    return all[first][choice[first]].operands[operand];
+  }
+  case ValueInfo::Activation: {
+    const Node &producer = nodes[info.producer];
+    for (auto [r, id] : llvm::enumerate(producer.results))
+      if (id == v)
+        return all[info.producer][choice[info.producer]].results[r];
+    return std::nullopt;
+  }
+  }
+  return std::nullopt;
+}
+
+double Model::localSeconds(const Pricing &p, std::vector<int> &choice, int i,
+                           int s) {
+  int saved = choice[i];
+  choice[i] = s;
+  const auto &all = strategies(p.tp);
+  const Strategy &st = all[i][s];
+  double t = nodeSeconds(p, i, st);
+  const Node &node = nodes[i];
+  for (auto [k, v] : llvm::enumerate(node.operands)) {
+    if (v < 0)
+      continue;
+    if (std::optional<Layout> from = producedLayout(p.tp, choice, v, i))
+      t += edgeSeconds(p, v, *from, st.operands[k]);
+    // This node stores the parameter for its other users.
+    const ValueInfo &info = values[v];
+    if (info.kind == ValueInfo::Parameter && info.uses.front().first == i)
+      for (auto [u, operand] : llvm::drop_begin(info.uses))
+        t += edgeSeconds(p, v, st.operands[k],
+                         all[u][choice[u]].operands[operand]);
+  }
+  for (auto [r, v] : llvm::enumerate(node.results)) {
+    if (v < 0)
+      continue;
+    for (auto [u, operand] : values[v].uses)
+      t += edgeSeconds(p, v, st.results[r], all[u][choice[u]].operands[operand]);
+  }
+  choice[i] = saved;
+  return t;
+}
+
+double Model::totalSeconds(const Pricing &p, const std::vector<int> &choice) {
+  std::vector<int> c = choice;
+  const auto &all = strategies(p.tp);
+  double t = 0;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const Strategy &st = all[i][c[i]];
+    t += nodeSeconds(p, i, st);
+    for (auto [k, v] : llvm::enumerate(nodes[i].operands))
+      if (v >= 0)
+        if (std::optional<Layout> from = producedLayout(p.tp, c, v, i))
+          t += edgeSeconds(p, v, *from, st.operands[k]);
+  }
+  return t;
+}
+
+std::vector<int> Model::greedy(const Pricing &p,
+                               const std::vector<int> *forced) {
+  const auto &all = strategies(p.tp);
+  std::vector<int> choice(nodes.size(), 0);
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    if (forced && (*forced)[i] >= 0) {
+      choice[i] = (*forced)[i];
+      continue;
+    }
+    int bestIndex = 0;
+    double best = INFINITY;
+    for (size_t s = 0; s < all[i].size(); ++s) {
+      choice[i] = s;
+      const Strategy &st = all[i][s];
+      double t = nodeSeconds(p, i, st);
+      for (auto [k, v] : llvm::enumerate(nodes[i].operands))
+        if (v >= 0)
+          if (std::optional<Layout> from = producedLayout(p.tp, choice, v, i))
+            t += edgeSeconds(p, v, *from, st.operands[k]);
+      if (t < best * (1 - 1e-9)) {
+        best = t;
+        bestIndex = s;
+      }
+    }
+    choice[i] = bestIndex;
+  }
+  return choice;
+}
+
+void Model::refine(const Pricing &p, std::vector<int> &choice,
+                   const std::vector<bool> &fixed) {
+  const auto &all = strategies(p.tp);
+  for (int sweep = 0; sweep < 12; ++sweep) {
+    bool changed = false;
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      if (fixed[i] || all[i].size() < 2)
+        continue;
+      double current = localSeconds(p, choice, i, choice[i]);
+      int bestIndex = choice[i];
+      double best = current;
+      for (size_t s = 0; s < all[i].size(); ++s) {
+        if ((int)s == choice[i])
+          continue;
+        double t = localSeconds(p, choice, i, s);
+        if (t < best - 1e-12 - 1e-9 * best) {
+          best = t;
+          bestIndex = s;
+        }
+      }
+      if (bestIndex != choice[i]) {
+        choice[i] = bestIndex;
+        changed = true;
+      }
+    }
+    if (!changed)
+      break;
+  }
+}
+
+const std::vector<Assignment> &Model::candidates(const Pricing &p,
+                                                 bool megatronOnly) {
+  std::string key = llvm::formatv("{0}/{1}/{2}/{3}/{4}/{5}/{6}", p.tp,
+                                  p.tpLink.bandwidthGBps, p.tpLink.latencyUs,
+                                  p.mixed, p.train, megatronOnly,
+                                  p.microbatch)
+                        .str();
+  auto found = candidateCache.find(key);
+  if (found != candidateCache.end())
+    return found->second;
+  std::vector<Assignment> result;
+  if (p.tp == 1) {
+    result.push_back({"none", std::vector<int>(nodes.size(), 0)});
+    return candidateCache[key] = std::move(result);
+  }
+  const auto &all = strategies(p.tp);
+  // Megatron's pairing: weight matmuls fixed column or row, the rest fitted.
+  llvm::DenseMap<Operation *, int> dims = dist::megatronWeightDims(fn);
+  std::vector<int> forced(nodes.size(), -1);
+  std::vector<bool> fixed(nodes.size(), false);
+  for (auto [i, node] : llvm::enumerate(nodes)) {
+    auto mm = dyn_cast<nn::MatmulOp>(node.op);
+    if (!mm)
+      continue;
+    int v = node.operands[1];
+    bool weight = v >= 0 && (values[v].kind == ValueInfo::Parameter ||
+                             (values[v].kind == ValueInfo::Constant &&
+                              values[v].isFloat));
+    auto it = dims.find(node.op);
+    if (it == dims.end()) {
+      if (weight) {
+        forced[i] = 0;
+        fixed[i] = true;
+      }
+      continue;
+    }
+    for (auto [s, st] : llvm::enumerate(all[i]))
+      if (st.operands[1] == Layout{Layout::Sharded, (int8_t)it->second}) {
+        forced[i] = s;
+        fixed[i] = true;
+      }
+  }
+  std::vector<int> megatron = greedy(p, &forced);
+  refine(p, megatron, fixed);
+  result.push_back({"megatron", megatron});
+  if (!megatronOnly) {
+    std::vector<bool> none(nodes.size(), false);
+    std::vector<int> best;
+    double bestTime = INFINITY;
+    auto consider = [&](std::vector<int> seed) {
+      refine(p, seed, none);
+      double t = totalSeconds(p, seed);
+      if (t < bestTime) {
+        bestTime = t;
+        best = std::move(seed);
+      }
+    };
+    consider(greedy(p, nullptr));
+    consider(megatron);
+    consider(std::vector<int>(nodes.size(), 0));
+    if (best != megatron)
+      result.push_back({"searched", best});
+  }
+  return candidateCache[key] = std::move(result);
+}
+
+std::vector<SegmentCost> Model::segmentCosts(const Pricing &p,
+                                             const Assignment &a) {
+  const auto &all = strategies(p.tp);
+  std::vector<int> choice = a.choice;
+  const auto &whole = strategies(1);
+  std::vector<SegmentCost> costs(segments.size());
+  auto localBytes = [&](int v, Layout l) {
+    const ValueInfo &info = values[v];
+    double b = info.bytes * (info.isFloat ? p.floatBytesScale() : 1.0);
+    if (info.kind == ValueInfo::Activation || info.batchDim >= 0)
+      b *= p.scale();
+    return l.kind == Layout::Sharded ? b / p.tp : b;
+  };
+  for (auto [k, seg] : llvm::enumerate(segments)) {
+    SegmentCost &c = costs[k];
+    llvm::DenseSet<int> inputs;
+    for (int i = seg.begin; i < seg.end; ++i) {
+      const Node &node = nodes[i];
+      const Strategy &st = all[i][choice[i]];
+      double forward = p.opSeconds(st, node.batchDependent);
+      c.forward += forward;
+      if (p.train && node.batchDependent)
+        c.backward += 2 * forward;
+      const Strategy &w = whole[i][0];
+      double global =
+          w.matmul ? 2 * w.mmCount * w.mmM * w.mmN * w.mmK : w.flops;
+      c.forwardFlops += global * (node.batchDependent ? p.scale() : 1.0);
+      for (auto [o, v] : llvm::enumerate(node.operands)) {
+        if (v < 0)
+          continue;
+        const ValueInfo &info = values[v];
+        if (std::optional<Layout> from = producedLayout(p.tp, choice, v, i))
+          edgeSeconds(p, v, *from, st.operands[o], &c);
+        if (info.kind == ValueInfo::Parameter && info.uses.front().first == i)
+          c.parameters += info.elements /
+                          (st.operands[o].kind == Layout::Sharded ? p.tp : 1);
+        if ((info.kind == ValueInfo::Activation || info.batchDim >= 0) &&
+            (info.producer < seg.begin) && inputs.insert(v).second)
+          c.inputBytes += localBytes(v, Layout{});
+        // Partial gradients of whole operands of a split op.
+        if (p.train && node.batchDependent && st.factor >= 0 &&
+            info.needsGrad() && st.operands[o].kind == Layout::Replicated) {
+          double bytes = info.bytes * p.floatBytesScale();
+          if (info.kind == ValueInfo::Activation)
+            bytes *= p.scale();
+          double t = p.collective(CollectiveKind::AllReduce, bytes);
+          c.tpBackward += t;
+          CommVolume &cv = c.comm["all_reduce"];
+          cv.bytes += bytes;
+          cv.seconds += t;
+          cv.calls += 1;
+        }
+      }
+      if (!node.batchDependent)
+        continue;
+      for (auto [r, v] : llvm::enumerate(node.results))
+        if (v >= 0 && !values[v].view)
+          c.peakActivations += localBytes(v, st.results[r]);
+    }
+    c.savedActivations = p.train ? c.peakActivations : 0;
+    if (seg.boundary >= 0) {
+      std::optional<Layout> l =
+          producedLayout(p.tp, choice, seg.boundary, -1);
+      c.boundaryBytes = localBytes(seg.boundary, l.value_or(Layout{}));
+    }
+  }
+  return costs;
+}
+
+llvm::DenseMap<Operation *, int> Model::weightDims(int64_t tp,
+                                                   const Assignment &a) {
+  llvm::DenseMap<Operation *, int> dims;
+  if (tp == 1)
+    return dims;
+  const auto &all = strategies(tp);
+  for (auto [i, node] : llvm::enumerate(nodes)) {
+    if (!isa<nn::MatmulOp>(node.op) || node.operands[1] < 0)
+      continue;
+    Layout l = all[i][a.choice[i]].operands[1];
+    if (l.kind == Layout::Sharded &&
+        cast<RankedTensorType>(node.op->getOperand(1).getType()).getRank() ==
+            2)
+      dims[node.op] = l.dim;
+  }
+  return dims;
+}

@@ -1,0 +1,185 @@
+//===- Model.h - The planner's view of a model ------------------*- C++ -*-===//
+//
+// Private to lib/Planner. A forward function as a graph of priced ops: each
+// op's ways of splitting over a tensor-parallel group (one per factor of its
+// sharding rule that the group divides, plus running whole), each value's
+// bytes and role, and the model cut into layers where a single activation
+// crosses (the places a pipeline may cut).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LOOM_LIB_PLANNER_MODEL_H
+#define LOOM_LIB_PLANNER_MODEL_H
+
+#include "loom/Interfaces/ShardingRule.h"
+#include "loom/Planner/Planner.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallVector.h"
+#include <map>
+
+namespace loom::planner {
+
+/// Where a value lives on a tensor-parallel group.
+struct Layout {
+  enum Kind : int8_t { Replicated, Sharded, Partial };
+  Kind kind = Replicated;
+  int8_t dim = -1;
+  bool operator==(const Layout &o) const {
+    return kind == o.kind && dim == o.dim;
+  }
+  bool operator!=(const Layout &o) const { return !(*this == o); }
+};
+
+/// One way to run an op on a tp group.
+struct Strategy {
+  /// The rule's factor split over the group; -1 runs the op whole.
+  int factor = -1;
+  llvm::SmallVector<Layout, 4> operands, results;
+  /// Per device, at the graph's batch: arithmetic (transcendentals
+  /// weighted) and bytes at the op's boundary.
+  double flops = 0, bytes = 0;
+  /// For matmuls: per-device problem, and which extent scales with the
+  /// batch (0 none, 1 the batch count, 2 the rows).
+  bool matmul = false;
+  double mmCount = 1, mmM = 1, mmN = 1, mmK = 1;
+  int mmScale = 0;
+};
+
+struct ValueInfo {
+  enum Kind : int8_t { Activation, Parameter, Data, Constant };
+  Kind kind = Constant;
+  /// Global bytes at the graph batch, in the model's element type.
+  double bytes = 0;
+  double elements = 0;
+  bool isFloat = false;
+  int producer = -1;
+  /// Consumers as (node, operand index), in program order.
+  llvm::SmallVector<std::pair<int, int>, 4> uses;
+  std::string name;
+  /// The dimension carrying the batch, or -1.
+  int batchDim = -1;
+  /// A result of a view op (reshape, transpose): not stored again.
+  bool view = false;
+  bool needsGrad() const {
+    return (kind == Activation && isFloat) || kind == Parameter;
+  }
+};
+
+struct Node {
+  mlir::Operation *op = nullptr;
+  llvm::SmallVector<int, 4> operands; // value ids, -1 for non-tensors
+  llvm::SmallVector<int, 2> results;
+  /// Depends on the batch (runs per microbatch and has a backward pass).
+  bool batchDependent = false;
+  int segment = 0;
+};
+
+struct Segment {
+  int begin = 0, end = 0; // node range
+  /// Layer group key ("h.#.attn") and index within it.
+  std::string group;
+  int64_t groupIndex = -1;
+  double parameters = 0;
+  /// The activation crossing into the next segment (-1 for the last).
+  int boundary = -1;
+  bool hasMatmul = false;
+};
+
+/// Per-device figures of one segment for one microbatch.
+struct SegmentCost {
+  double forward = 0, backward = 0;    // compute seconds
+  double tpForward = 0, tpBackward = 0; // exposed tp communication
+  double forwardFlops = 0;              // global FLOPs (for MFU)
+  double parameters = 0;                // elements on a device (tp split)
+  double savedActivations = 0;          // bytes kept for backward
+  double peakActivations = 0;           // bytes live within the segment
+  double inputBytes = 0;                // what recomputation keeps
+  double boundaryBytes = 0;             // what crosses to the next stage
+  /// tp collective kind -> (bytes, seconds, calls) per microbatch.
+  std::map<std::string, CommVolume> comm;
+};
+
+/// What prices ops: the device, the tp group's link, the precision.
+struct Pricing {
+  const Cluster *cluster = nullptr;
+  int64_t tp = 1;
+  LinkSpec tpLink;
+  bool mixed = false;
+  bool train = true;
+  /// Samples per microbatch per device and the graph's batch.
+  double microbatch = 1;
+  double graphBatch = 1;
+
+  double scale() const { return microbatch / graphBatch; }
+  double floatBytesScale() const { return mixed ? 0.5 : 1.0; }
+  double matmulSeconds(const Strategy &s, bool batchDependent) const;
+  double opSeconds(const Strategy &s, bool batchDependent) const;
+  double collective(CollectiveKind kind, double bytes) const;
+};
+
+/// A per-node choice of strategy for one tp degree.
+struct Assignment {
+  std::string name;
+  std::vector<int> choice;
+};
+
+class Model {
+public:
+  mlir::func::FuncOp fn;
+  int64_t batch = 0;
+  std::vector<Node> nodes;
+  std::vector<ValueInfo> values;
+  std::vector<Segment> segments;
+  llvm::DenseMap<mlir::Value, int> valueIds;
+  double numParameters = 0;
+  double forwardFlops = 0;
+  uint64_t hash = 0;
+
+  /// Builds the graph; errors are emitted at the culprit.
+  mlir::LogicalResult build(mlir::func::FuncOp fn);
+
+  /// Strategies of every node for a tp degree (cached).
+  const std::vector<llvm::SmallVector<Strategy, 4>> &strategies(int64_t tp);
+
+  /// Candidate assignments for `tp` under `pricing` (cached per degree and
+  /// link): the Megatron pairing and the searched one.
+  const std::vector<Assignment> &candidates(const Pricing &pricing,
+                                            bool megatronOnly);
+
+  /// Per-segment costs of an assignment.
+  std::vector<SegmentCost> segmentCosts(const Pricing &pricing,
+                                        const Assignment &assignment);
+
+  /// The stored layout of each parameter and the dimension (or -1) each
+  /// matmul weight is split along under `assignment`.
+  llvm::DenseMap<mlir::Operation *, int>
+  weightDims(int64_t tp, const Assignment &assignment);
+
+private:
+  std::map<int64_t, std::vector<llvm::SmallVector<Strategy, 4>>> strategyCache;
+  std::map<std::string, std::vector<Assignment>> candidateCache;
+
+  void buildSegments();
+  /// Time of node `i` under strategy `s` (compute and its own backward
+  /// partial-sum reductions).
+  double nodeSeconds(const Pricing &p, int i, const Strategy &s);
+  /// Time of moving value `v` from layout `from` to `to` (forward and, in
+  /// training, backward).
+  double edgeSeconds(const Pricing &p, int v, Layout from, Layout to,
+                     SegmentCost *record = nullptr);
+  /// The layout value `v` arrives in under `choice` for its use by `user`
+  /// (std::nullopt: free, any layout).
+  std::optional<Layout> producedLayout(int64_t tp,
+                                       const std::vector<int> &choice, int v,
+                                       int user);
+  double localSeconds(const Pricing &p, std::vector<int> &choice, int i,
+                      int s);
+  void refine(const Pricing &p, std::vector<int> &choice,
+              const std::vector<bool> &fixed);
+  std::vector<int> greedy(const Pricing &p, const std::vector<int> *forced);
+  double totalSeconds(const Pricing &p, const std::vector<int> &choice);
+};
+
+} // namespace loom::planner
+
+#endif // LOOM_LIB_PLANNER_MODEL_H
