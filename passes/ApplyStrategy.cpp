@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "loom/Dialect/NN/NNOps.h"
+#include "loom/Dialect/NN/NNParameterArgs.h"
 #include "loom/Passes/Passes.h"
 #include "loom/Passes/Sharding.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -29,16 +30,28 @@ using namespace loom::dist;
 
 namespace {
 
-/// The parameter a matmul's right operand is (possibly through a transpose
-/// or a slice), or null.
-Operation *weightSource(nn::MatmulOp mm) {
+/// Whether `v` is a parameter: an nn.parameter op, or a weightless parameter
+/// (a function argument carrying nn.parameter).
+bool isParameter(Value v) {
+  if (auto arg = dyn_cast<BlockArgument>(v)) {
+    auto fn = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
+    return fn && arg.getOwner()->isEntryBlock() &&
+           !nn::getArgumentParameterName(fn, arg.getArgNumber()).empty();
+  }
+  return isa_and_nonnull<nn::ParameterOp>(v.getDefiningOp());
+}
+
+/// Whether a matmul's right operand is a parameter (possibly through a
+/// transpose or a slice).
+bool hasParameterRhs(nn::MatmulOp mm) {
   auto rhs = mm.getRhs().getType();
   if (rhs.getRank() != 2 || mm.getLhs().getType().getRank() < 2)
-    return nullptr;
-  Operation *def = mm.getRhs().getDefiningOp();
-  if (isa_and_nonnull<nn::TransposeOp, nn::SliceOp>(def))
-    def = def->getOperand(0).getDefiningOp();
-  return isa_and_nonnull<nn::ParameterOp>(def) ? def : nullptr;
+    return false;
+  Value w = mm.getRhs();
+  if (Operation *def = w.getDefiningOp();
+      isa_and_nonnull<nn::TransposeOp, nn::SliceOp>(def))
+    w = def->getOperand(0);
+  return isParameter(w);
 }
 
 } // namespace
@@ -68,7 +81,7 @@ void loom::dist::unfuseSplitProjections(func::FuncOp fn) {
       if (!mm || !mm->hasOneUse())
         continue;
     }
-    if (!weightSource(mm) || mm.getRhs().getDefiningOp<nn::SliceOp>())
+    if (!hasParameterRhs(mm) || mm.getRhs().getDefiningOp<nn::SliceOp>())
       continue;
     OpBuilder b(split);
     Value w = mm.getRhs();
@@ -103,7 +116,7 @@ llvm::DenseMap<Operation *, int>
 loom::dist::megatronWeightDims(func::FuncOp fn) {
   SmallVector<nn::MatmulOp> weighted;
   fn.walk([&](nn::MatmulOp mm) {
-    if (weightSource(mm))
+    if (hasParameterRhs(mm))
       weighted.push_back(mm);
   });
   enum Role { None, Column, Row };
@@ -123,7 +136,7 @@ loom::dist::megatronWeightDims(func::FuncOp fn) {
       if (!def || isa<nn::ParameterOp, nn::ConstantOp, nn::LayerNormOp>(def))
         continue;
       if (auto other = dyn_cast<nn::MatmulOp>(def);
-          other && weightSource(other)) {
+          other && hasParameterRhs(other)) {
         feeding.insert(other);
         continue;
       }
@@ -245,9 +258,9 @@ struct DistApplyStrategyPass
       std::optional<int64_t> batch;
       for (BlockArgument arg : fn.getArguments()) {
         auto type = dyn_cast<RankedTensorType>(arg.getType());
-        // Weights given as arguments (weightless models) are not data.
+        // Weightless parameters are weights, whole on every device.
         if (!type || type.getRank() == 0 ||
-            fn.getArgAttr(arg.getArgNumber(), "nn.parameter"))
+            !nn::getArgumentParameterName(fn, arg.getArgNumber()).empty())
           continue;
         if (!batch)
           batch = type.getDimSize(0);

@@ -12,6 +12,7 @@
 
 #include "loom/Dialect/Dist/DistOps.h"
 #include "loom/Dialect/NN/NNOps.h"
+#include "loom/Dialect/NN/NNParameterArgs.h"
 #include "loom/Interfaces/Interfaces.h"
 #include "loom/Passes/Passes.h"
 #include "loom/Passes/Sharding.h"
@@ -260,7 +261,9 @@ struct NNBuildTrainingStepPass
       module.emitError("training: the module has no public function");
       return signalPassFailure();
     }
-    if (failed(checkOptions(fn)) || failed(build(module, fn)))
+    // Nothing to train in a weightless model's parameters.
+    if (failed(nn::checkHasWeightData(fn)) || failed(checkOptions(fn)) ||
+        failed(build(module, fn)))
       return signalPassFailure();
   }
 

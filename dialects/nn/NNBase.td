@@ -31,6 +31,12 @@ def NN_Dialect : Dialect {
     arguments and results imported from a model carry the model's names in
     `nn.name` string attributes.
 
+    A weightless parameter is a `func.func` argument carrying
+    `nn.parameter = "NAME"` instead of an `nn.parameter` op: the module has
+    the weight's name and type (a ranked float tensor) but no data. Such
+    modules can be priced, propagated and planned; training and compilation
+    refuse them.
+
     ```mlir
     %h = nn.matmul %x, %w : tensor<4x16xf32>, tensor<16x64xf32> -> tensor<4x64xf32>
     %a = nn.gelu %h : tensor<4x64xf32>

@@ -2,7 +2,9 @@
 
 #include "loom/Dialect/NN/NNDialect.h"
 #include "loom/Dialect/NN/NNOps.h"
+#include "loom/Dialect/NN/NNParameterArgs.h"
 #include "loom/Support/FloatFormat.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -41,9 +43,38 @@ static LogicalResult verifyNameAttr(Operation *op, NamedAttribute attr,
   return success();
 }
 
+/// `nn.parameter` on a func.func argument: a weightless parameter, named,
+/// of a ranked float tensor type (what an nn.parameter op yields).
+static LogicalResult verifyParameterArgAttr(Operation *op, unsigned index,
+                                            Attribute value) {
+  auto fn = dyn_cast<func::FuncOp>(op);
+  if (!fn)
+    return op->emitError() << "'" << kParameterArgAttrName << "' on argument #"
+                           << index << " applies to func.func arguments only";
+  auto name = dyn_cast<StringAttr>(value);
+  if (!name)
+    return op->emitError() << "'" << kParameterArgAttrName << "' on argument #"
+                           << index << " must be a string";
+  if (name.getValue().empty())
+    return op->emitError() << "'" << kParameterArgAttrName << "' on argument #"
+                           << index << " needs a non-empty name";
+  Type type = fn.getArgumentTypes()[index];
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || !isa<Float16Type, BFloat16Type, Float32Type, Float64Type>(
+                     tensor.getElementType()))
+    return op->emitError() << "parameter '" << name.getValue()
+                           << "' (argument #" << index
+                           << ") must be a ranked tensor of f16, bf16, f32 or "
+                              "f64, not "
+                           << type;
+  return success();
+}
+
 LogicalResult NNDialect::verifyRegionArgAttribute(Operation *op, unsigned,
                                                   unsigned arg,
                                                   NamedAttribute attr) {
+  if (attr.getName() == kParameterArgAttrName)
+    return verifyParameterArgAttr(op, arg, attr.getValue());
   return verifyNameAttr(op, attr, "argument", arg);
 }
 
@@ -51,6 +82,28 @@ LogicalResult NNDialect::verifyRegionResultAttribute(Operation *op, unsigned,
                                                      unsigned result,
                                                      NamedAttribute attr) {
   return verifyNameAttr(op, attr, "result", result);
+}
+
+StringRef loom::nn::getArgumentParameterName(func::FuncOp fn,
+                                             unsigned argIndex) {
+  if (auto name =
+          fn.getArgAttrOfType<StringAttr>(argIndex, kParameterArgAttrName))
+    return name.getValue();
+  return "";
+}
+
+LogicalResult loom::nn::checkHasWeightData(func::FuncOp fn) {
+  for (unsigned i = 0, e = fn.getNumArguments(); i < e; ++i) {
+    StringRef name = getArgumentParameterName(fn, i);
+    if (name.empty())
+      continue;
+    Location loc = fn.isExternal() ? fn.getLoc() : fn.getArgument(i).getLoc();
+    return emitError(loc) << "parameter '" << name
+                          << "' has no data (a weightless model): it can be "
+                             "planned (--explain, --emit=plan) but not "
+                             "trained or compiled";
+  }
+  return success();
 }
 
 //===----------------------------------------------------------------------===//

@@ -44,6 +44,7 @@ LoadResult loom::driver::loadInput(MLIRContext &context,
         return result;
       }
     }
+    importOptions.parameterInputs = options.parameterInputs;
     onnx_import::ImportResult imported =
         onnx_import::importModelFile(context, options.inputFile, importOptions);
     result.module = std::move(imported.module);
@@ -51,8 +52,10 @@ LoadResult loom::driver::loadInput(MLIRContext &context,
       result.code = ExitCode::Unsupported;
     return result;
   }
-  if (!options.inputShapes.empty()) {
-    emitError(fileLoc) << "--input-shape applies to ONNX models only";
+  if (!options.inputShapes.empty() || !options.parameterInputs.empty()) {
+    emitError(fileLoc) << (options.inputShapes.empty() ? "--parameter-inputs"
+                                                       : "--input-shape")
+                       << " applies to ONNX models only";
     return result;
   }
   if (options.inputFile != "-" && ext != ".mlir") {
@@ -456,6 +459,12 @@ struct CommandLine {
       llvm::cl::desc("Fix the dimensions of an ONNX model input "
                      "(repeatable; ? leaves a dimension unknown)"),
       llvm::cl::value_desc("NAME=2x64"), llvm::cl::cat(inputCategory)};
+  llvm::cl::opt<std::string> parameterInputs{
+      "parameter-inputs",
+      llvm::cl::desc("ONNX graph inputs whose whole name matches this POSIX "
+                     "extended regex are weights without data (default: the "
+                     "model's loom.parameter_inputs metadata)"),
+      llvm::cl::value_desc("REGEX"), llvm::cl::cat(inputCategory)};
   llvm::cl::opt<bool> listOperators{
       "list-onnx-operators",
       llvm::cl::desc("Print the ONNX operators loomc imports and exit"),
@@ -660,6 +669,7 @@ struct CommandLine {
     options.strategy = strategy;
     options.clusterFile = cluster;
     options.inputShapes.assign(inputShapes.begin(), inputShapes.end());
+    options.parameterInputs = parameterInputs;
     options.outputGiven =
         output.getNumOccurrences() > 0 || emit.getNumOccurrences() > 0;
     options.plan.devices = devices;

@@ -5,10 +5,20 @@ Unsqueeze -> Concat -> Reshape), decomposed LayerNorm and erf-GELU,
 Identity/Constant/Dropout noise and dynamic batch dimensions.
 
     python -m loom.onnx_models OUTDIR [mlp gpt bert cnn ...]
+    python -m loom.onnx_models gpt -o gpt175b.onnx --config \
+        layers=96,hidden=12288,heads=96,vocab=51200,seq=2048,batch=8,weightless=1
+
+`weightless=1` makes a model of any size without its weights: they become
+graph inputs with static shapes, named by the metadata entry
+`loom.parameter_inputs` (a regex loomc reads), so the file stays small and
+nothing is allocated. loomc prices and plans such a model; it cannot train or
+compile it.
 """
 
 import argparse
+import inspect
 import os
+import re
 import sys
 
 import numpy as np
@@ -19,11 +29,15 @@ from onnx import TensorProto, helper, numpy_helper
 class GraphBuilder:
     """Accumulates nodes, initializers and Constant nodes, naming values."""
 
-    def __init__(self, seed, train_init=False):
+    def __init__(self, seed, train_init=False, weightless=False):
         self.rng = np.random.RandomState(seed)
         # As a model about to be trained starts (nanoGPT's initialisation):
         # normalisation scales 1, biases 0, weights N(0, 0.02).
         self.train_init = train_init
+        # Weights as graph inputs with shapes and no data.
+        self.weightless = weightless
+        self.weight_inputs = []
+        self.num_params = 0
         self.nodes = []
         self.initializers = []
         self.counter = 0
@@ -33,6 +47,11 @@ class GraphBuilder:
         return f"{stem}_{self.counter}"
 
     def weight(self, name, shape, scale=0.1):
+        self.num_params += int(np.prod(shape, dtype=np.int64))
+        if self.weightless:
+            self.weight_inputs.append(helper.make_tensor_value_info(
+                name, TensorProto.FLOAT, shape))
+            return name
         data = (self.rng.standard_normal(shape) * scale).astype(np.float32)
         if self.train_init:
             if name.endswith(".bias"):
@@ -63,13 +82,31 @@ class GraphBuilder:
         return outs[0] if n_out == 1 else outs
 
     def model(self, inputs, outputs, opset, name):
-        graph = helper.make_graph(self.nodes, name, inputs, outputs,
+        graph = helper.make_graph(self.nodes, name,
+                                  inputs + self.weight_inputs, outputs,
                                   self.initializers)
         model = helper.make_model(
             graph, opset_imports=[helper.make_opsetid("", opset)],
             producer_name="loom-tests")
         model.ir_version = 8 if opset < 19 else 9
+        if self.weightless:
+            helper.set_model_props(model, {
+                "loom.parameter_inputs": names_regex(
+                    [i.name for i in self.weight_inputs])})
         return model
+
+
+def names_regex(names):
+    """A POSIX extended regex matching each of `names` whole (and little
+    else): digit runs become [0-9]+, so a 96-layer model's regex is as short
+    as a 2-layer one's."""
+    patterns = []
+    for name in names:
+        pattern = "[0-9]+".join(re.sub(r"([][.^$*+?(){}|\\])", r"\\\1", part)
+                                for part in re.split(r"[0-9]+", name))
+        if pattern not in patterns:
+            patterns.append(pattern)
+    return "|".join(patterns)
 
 
 def reduce_mean(g, x, axes, opset):
@@ -128,10 +165,14 @@ def mlp(seed=0):
 
 
 def gpt(seed=0, opset=17, layers=2, hidden=32, heads=4, vocab=64, seq=16,
-        train_init=0):
+        train_init=0, batch=0, weightless=0):
     """A GPT-style decoder: token and position embeddings, causal attention
-    masked with Trilu/Where, decomposed LayerNorm, erf-GELU MLP."""
-    g = GraphBuilder(seed, bool(train_init))
+    masked with Trilu/Where, decomposed LayerNorm, erf-GELU MLP. `batch`
+    fixes the batch dimension (0: dynamic); `weightless` makes the weights
+    graph inputs without data (see the module's doc)."""
+    if hidden % heads:
+        sys.exit(f"gpt: hidden={hidden} is not divisible by heads={heads}")
+    g = GraphBuilder(seed, bool(train_init), bool(weightless))
     head = hidden // heads
     ids = "input_ids"
     tok = g.op("Gather", [g.weight("wte.weight", [vocab, hidden]), ids], axis=0)
@@ -184,11 +225,11 @@ def gpt(seed=0, opset=17, layers=2, hidden=32, heads=4, vocab=64, seq=16,
     g.nodes.append(helper.make_node(
         "MatMul", [x, g.weight("lm_head.weight", [hidden, vocab])], ["logits"],
         name="lm_head"))
+    b = batch if batch else "batch"
     return g.model(
-        [helper.make_tensor_value_info(ids, TensorProto.INT64,
-                                       ["batch", seq])],
+        [helper.make_tensor_value_info(ids, TensorProto.INT64, [b, seq])],
         [helper.make_tensor_value_info("logits", TensorProto.FLOAT,
-                                       ["batch", seq, vocab])],
+                                       [b, seq, vocab])],
         opset=opset, name="gpt")
 
 
@@ -295,10 +336,43 @@ def save(model, path, external=False):
         onnx.save_model(model, path)
 
 
+def count_params(model):
+    """Parameters of `model`: float initializers and weightless inputs
+    (those its `loom.parameter_inputs` metadata names), without reading
+    any data."""
+    graph = model.graph
+    total = sum(int(np.prod(t.dims, dtype=np.int64))
+                for t in graph.initializer
+                if t.data_type == TensorProto.FLOAT and len(t.dims) > 0)
+    props = {p.key: p.value for p in model.metadata_props}
+    if "loom.parameter_inputs" in props:
+        pattern = re.compile("(" + props["loom.parameter_inputs"] + ")")
+        for value in graph.input:
+            if pattern.fullmatch(value.name):
+                total += int(np.prod([d.dim_value for d in
+                                      value.type.tensor_type.shape.dim],
+                                     dtype=np.int64))
+    return total
+
+
+def human_count(n):
+    """1234567 -> '1.23 M'."""
+    for unit, scale in (("T", 1e12), ("B", 1e9), ("M", 1e6), ("K", 1e3)):
+        if n >= scale:
+            return f"{n / scale:.2f} {unit}"
+    return str(n)
+
+
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("outdir")
-    parser.add_argument("models", nargs="*", default=sorted(MODELS))
+    parser = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0],
+        epilog="With -o FILE the positional arguments are the one model to "
+               "write; without it, the first is the output directory.")
+    parser.add_argument("args", nargs="*", metavar="OUTDIR|MODEL",
+                        help="OUTDIR [MODEL ...] (default: every model), "
+                             "or MODEL with -o")
+    parser.add_argument("-o", "--output", metavar="FILE",
+                        help="write one model to FILE")
     parser.add_argument("--external-data", action="store_true",
                         help="store the weights in a .data file beside each "
                              "model")
@@ -306,22 +380,47 @@ def main(argv=None):
                         help="gpt and bert sizes as KEY=VALUE,... (layers, "
                              "hidden, heads, vocab, seq, seed; gpt also "
                              "train_init=1: the initialisation of a model "
-                             "about to be trained)")
+                             "about to be trained; batch=N: a static batch; "
+                             "weightless=1: weights as graph inputs without "
+                             "data)")
+    parser.add_argument("--params", action="store_true",
+                        help="print each model's parameter count")
     args = parser.parse_args(argv)
     config = {}
     for item in filter(None, args.config.split(",")):
         key, _, value = item.partition("=")
         if key not in ("layers", "hidden", "heads", "vocab", "seq", "seed",
-                       "train_init"):
+                       "train_init", "batch", "weightless"):
             sys.exit(f"--config: unknown key {key!r}")
-        config[key] = int(value)
-    os.makedirs(args.outdir, exist_ok=True)
-    for name in args.models:
+        try:
+            config[key] = int(value)
+        except ValueError:
+            sys.exit(f"--config: {key}={value!r} is not an integer")
+    if args.output:
+        if len(args.args) != 1:
+            sys.exit("-o FILE writes one model: name it (e.g. gpt -o gpt.onnx)")
+        outputs = [(args.args[0], args.output)]
+    else:
+        if not args.args:
+            parser.error("give an output directory (or -o FILE)")
+        outdir, names = args.args[0], args.args[1:] or sorted(MODELS)
+        os.makedirs(outdir, exist_ok=True)
+        outputs = [(name, os.path.join(outdir, name + ".onnx"))
+                   for name in names]
+    for name, path in outputs:
         if name not in MODELS:
             sys.exit(f"unknown model {name!r}; known: {', '.join(MODELS)}")
+        if config:
+            accepted = inspect.signature(MODELS[name]).parameters
+            unknown = [k for k in config if k not in accepted]
+            if unknown:
+                sys.exit(f"--config: model {name!r} takes no "
+                         f"{', '.join(unknown)}")
         model = MODELS[name](**config) if config else MODELS[name]()
-        save(model, os.path.join(args.outdir, name + ".onnx"),
-             args.external_data)
+        save(model, path, args.external_data)
+        if args.params or config.get("weightless"):
+            n = count_params(model)
+            print(f"{path}: {n} parameters ({human_count(n)})")
 
 
 if __name__ == "__main__":

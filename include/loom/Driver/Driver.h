@@ -89,6 +89,8 @@ struct Options {
   bool elideWeights = false;
   /// `NAME=2x64` fixes the dimensions of an ONNX model input.
   std::vector<std::string> inputShapes;
+  /// A regex naming the ONNX graph inputs that are weightless parameters.
+  std::string parameterInputs;
   /// The CPU the artifact is compiled for (`native` or an LLVM CPU name).
   std::string cpu = "native";
   /// `dp=2,tp=2`: mesh axes, major to minor.

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ImporterImpl.h"
+#include "loom/Dialect/NN/NNParameterArgs.h"
 #include "loom/Passes/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Verifier.h"
@@ -16,6 +17,7 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Regex.h"
 #include <cerrno>
 #include <climits>
 #include <cstring>
@@ -31,6 +33,9 @@ namespace {
 constexpr int64_t kMaxIRVersion = 10;
 constexpr int64_t kMinIRVersion = 3;
 constexpr int64_t kMaxOpset = 21;
+/// The model metadata key whose value, a regex, names the graph inputs that
+/// are weightless parameters (what `--parameter-inputs` says otherwise).
+constexpr llvm::StringLiteral kParameterInputsKey = "loom.parameter_inputs";
 
 bool isDefaultDomain(StringRef domain) {
   return domain.empty() || domain == "ai.onnx";
@@ -58,6 +63,12 @@ public:
 private:
   LogicalResult checkModel(const onnx::ModelProto &model);
   LogicalResult checkOperators(const onnx::GraphProto &graph);
+  /// Reads which graph inputs are weightless parameters: --parameter-inputs,
+  /// else the model's `loom.parameter_inputs` metadata.
+  LogicalResult readParameterInputs(const onnx::ModelProto &model);
+  /// Checks that parameter input `input` of `type` has a static float type.
+  LogicalResult checkParameterInput(const onnx::ValueInfoProto &input,
+                                    RankedTensorType type);
   LogicalResult importInputs(const onnx::GraphProto &graph, OpBuilder &b,
                              func::FuncOp fn);
   FailureOr<RankedTensorType> inputType(const onnx::ValueInfoProto &input);
@@ -76,6 +87,12 @@ private:
   llvm::StringSet<> initializerNames;
   /// Model names of the function's arguments, set once its type is final.
   SmallVector<std::string> argNames;
+  /// Which arguments are weightless parameters.
+  SmallVector<bool> argIsParameter;
+  /// The whole-name regex of parameter inputs (unset: none), its source for
+  /// diagnostics and its text.
+  std::optional<llvm::Regex> parameterRegex;
+  std::string parameterSource, parameterPattern;
 };
 } // namespace
 
@@ -344,6 +361,56 @@ LogicalResult GraphImporter::checkStorageOnly(const onnx::NodeProto &node,
   return success();
 }
 
+LogicalResult
+GraphImporter::readParameterInputs(const onnx::ModelProto &model) {
+  if (!options.parameterInputs.empty()) {
+    parameterPattern = options.parameterInputs;
+    parameterSource = "--parameter-inputs";
+  } else {
+    for (const onnx::StringStringEntryProto &entry : model.metadata_props())
+      if (entry.key() == kParameterInputsKey) {
+        parameterPattern = entry.value();
+        parameterSource = ("metadata '" + kParameterInputsKey + "'").str();
+      }
+    if (parameterSource.empty())
+      return success();
+    if (parameterPattern.empty())
+      return state.error() << parameterSource
+                           << " is empty; it should be a regular expression "
+                              "naming the graph inputs that are parameters";
+  }
+  // A whole-name match, POSIX extended syntax (as --freeze).
+  parameterRegex.emplace("^(" + parameterPattern + ")$");
+  std::string error;
+  if (!parameterRegex->isValid(error))
+    return state.error() << parameterSource << ": invalid regular expression '"
+                         << parameterPattern << "': " << error;
+  return success();
+}
+
+LogicalResult
+GraphImporter::checkParameterInput(const onnx::ValueInfoProto &input,
+                                   RankedTensorType type) {
+  Location loc = namedLoc(state, "input '" + input.name() + "'");
+  if (!isa<Float16Type, BFloat16Type, Float32Type, Float64Type>(
+          type.getElementType()))
+    return emitError(loc) << "graph input '" << input.name() << "' matches "
+                          << parameterSource << " '" << parameterPattern
+                          << "' but has data type "
+                          << onnx::TensorProto::DataType_Name(
+                                 input.type().tensor_type().elem_type())
+                          << "; parameters must be float tensors";
+  for (auto [d, size] : llvm::enumerate(type.getShape()))
+    if (ShapedType::isDynamic(size))
+      return emitError(loc)
+             << "graph input '" << input.name() << "' matches "
+             << parameterSource << " '" << parameterPattern
+             << "' but dimension " << d
+             << " is dynamic; parameters need static shapes (fix it with "
+             << "--input-shape or in the model)";
+  return success();
+}
+
 LogicalResult GraphImporter::importInputs(const onnx::GraphProto &graph,
                                           OpBuilder &b, func::FuncOp fn) {
   llvm::StringSet<> inputNames;
@@ -369,11 +436,30 @@ LogicalResult GraphImporter::importInputs(const onnx::GraphProto &graph,
     auto type = inputType(input);
     if (failed(type))
       return failure();
+    bool parameter = parameterRegex && parameterRegex->match(input.name());
+    if (parameter && failed(checkParameterInput(input, *type)))
+      return failure();
     Location loc = namedLoc(state, "input '" + input.name() + "'");
     BlockArgument arg = entry.addArgument(*type, loc);
     argNames.push_back(input.name());
+    argIsParameter.push_back(parameter);
     if (failed(define(input.name(), arg, loc)))
       return failure();
+  }
+  if (parameterRegex &&
+      llvm::none_of(argIsParameter, [](bool p) { return p; })) {
+    auto diag = state.error() << parameterSource << " '" << parameterPattern
+                              << "' matches no graph input; inputs are:";
+    constexpr int kListed = 10;
+    int listed = 0;
+    for (const std::string &name : argNames)
+      if (listed++ < kListed)
+        diag << " '" << name << "'";
+    if (listed > kListed)
+      diag << " and " << (listed - kListed) << " more";
+    if (argNames.empty())
+      diag << " none";
+    return failure();
   }
   return success();
 }
@@ -391,7 +477,7 @@ ImportResult GraphImporter::run(const onnx::ModelProto &model) {
   if (failed(checkModel(model)))
     return finish(failure());
   const onnx::GraphProto &graph = model.graph();
-  if (failed(checkOperators(graph)))
+  if (failed(checkOperators(graph)) || failed(readParameterInputs(model)))
     return finish(failure());
 
   ctx.loadDialect<nn::NNDialect, func::FuncDialect>();
@@ -421,8 +507,12 @@ ImportResult GraphImporter::run(const onnx::ModelProto &model) {
   fn.setFunctionType(b.getFunctionType(entry->getArgumentTypes(),
                                        ValueRange(outputs).getTypes()));
   StringRef nameAttr = nn::NNDialect::NameAttrHelper::getNameStr();
+  // A weightless parameter is named as an nn.parameter op would name it; it
+  // is not a model input.
   for (auto [i, name] : llvm::enumerate(argNames))
-    fn.setArgAttr(i, nameAttr, StringAttr::get(&ctx, name));
+    fn.setArgAttr(
+        i, argIsParameter[i] ? StringRef(nn::kParameterArgAttrName) : nameAttr,
+        StringAttr::get(&ctx, name));
   for (auto [i, out] : llvm::enumerate(graph.output()))
     fn.setResultAttr(i, nameAttr, StringAttr::get(&ctx, out.name()));
 

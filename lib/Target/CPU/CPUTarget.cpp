@@ -4,6 +4,7 @@
 #include "loom/Conversion/Passes.h"
 #include "loom/Dialect/Dist/DistOps.h"
 #include "loom/Dialect/NN/NNOps.h"
+#include "loom/Dialect/NN/NNParameterArgs.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -1038,7 +1039,8 @@ struct Signature {
 FailureOr<Signature> prepareModule(ModuleOp module, StringRef entryName) {
   registerTargetPasses();
   FailureOr<func::FuncOp> entry = findEntry(module);
-  if (failed(entry))
+  // Weightless parameters have nothing to put in parameters.bin.
+  if (failed(entry) || failed(nn::checkHasWeightData(*entry)))
     return failure();
   Signature sig;
   if (failed(prepareEntry(*entry, sig.params, sig.inputs, sig.outputs)))

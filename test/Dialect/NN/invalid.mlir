@@ -850,3 +850,39 @@ func.func @name_kind(%x: tensor<4xf32> {nn.name = 3}) {
 
 // expected-error@+1 {{unknown nn attribute 'nn.label' on result #0}}
 func.func private @name_unknown() -> (tensor<4xf32> {nn.label = "y"})
+
+// -----
+
+// expected-error@+1 {{'nn.parameter' on argument #1 must be a string}}
+func.func private @weightless_kind(tensor<4xf32>, tensor<4xf32> {nn.parameter = 3})
+
+// -----
+
+// expected-error@+1 {{'nn.parameter' on argument #0 needs a non-empty name}}
+func.func @weightless_empty(%w: tensor<4xf32> {nn.parameter = ""}) {
+  return
+}
+
+// -----
+
+// expected-error@+1 {{parameter 'steps' (argument #0) must be a ranked tensor of f16, bf16, f32 or f64, not 'tensor<2xi64>'}}
+func.func @weightless_int(%w: tensor<2xi64> {nn.parameter = "steps"}) {
+  return
+}
+
+// -----
+
+// expected-error@+1 {{parameter 'w' (argument #0) must be a ranked tensor of f16, bf16, f32 or f64, not 'tensor<*xf32>'}}
+func.func @weightless_unranked(%w: tensor<*xf32> {nn.parameter = "w"}) {
+  return
+}
+
+// -----
+
+// expected-error@+1 {{'nn.parameter' on argument #0 applies to func.func arguments only}}
+llvm.func @weightless_llvm(f32 {nn.parameter = "w"})
+
+// -----
+
+// expected-error@+1 {{unknown nn attribute 'nn.parameter' on result #0}}
+func.func private @weightless_result() -> (tensor<4xf32> {nn.parameter = "w"})

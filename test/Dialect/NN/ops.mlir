@@ -25,6 +25,13 @@ func.func @names(%x: tensor<4xf32> {nn.name = "input_ids"}) -> (tensor<4xf32> {n
   return %x : tensor<4xf32>
 }
 
+// A weightless parameter: a name and a type, no data.
+// CHECK-LABEL: func.func @weightless
+// CHECK-SAME: (%{{.*}}: tensor<4xf32> {nn.name = "x"}, %{{.*}}: tensor<4x8xbf16> {nn.parameter = "fc.weight"})
+func.func @weightless(%x: tensor<4xf32> {nn.name = "x"}, %w: tensor<4x8xbf16> {nn.parameter = "fc.weight"}) -> tensor<4x8xbf16> {
+  return %w : tensor<4x8xbf16>
+}
+
 // CHECK-LABEL: func.func @unary
 func.func @unary(%x: tensor<4x8xf32>, %i: tensor<4xi64>, %h: tensor<8xbf16>, %g: tensor<8xf16>) {
   // CHECK: nn.neg %{{.*}} : tensor<4x8xf32>

@@ -6,12 +6,30 @@
 // RUN: loom-opt %t/megatron-fused.mlir -dist-apply-strategy="strategy=megatron mesh=dp=2,tp=2" | FileCheck %t/megatron-fused.mlir
 // RUN: loom-opt %t/planned.mlir -dist-apply-strategy="strategy=planned mesh=pp=2,dp=2,tp=2" | FileCheck %t/planned.mlir
 // RUN: loom-opt %t/existing-mesh.mlir -dist-apply-strategy="strategy=data" | FileCheck %t/existing-mesh.mlir
+// RUN: loom-opt %t/weightless.mlir -dist-apply-strategy="strategy=megatron mesh=dp=2,tp=2" | FileCheck %t/weightless.mlir
 // RUN: loom-opt %t/error-batch.mlir -dist-apply-strategy="strategy=data mesh=dp=4" -verify-diagnostics
 // RUN: loom-opt %t/error-no-tp.mlir -dist-apply-strategy="strategy=megatron mesh=dp=2" -verify-diagnostics
 // RUN: loom-opt %t/error-strategy.mlir -dist-apply-strategy="strategy=pipeline mesh=dp=2" -verify-diagnostics
 // RUN: loom-opt %t/error-mesh.mlir -dist-apply-strategy="strategy=data mesh=dp" -verify-diagnostics
 // RUN: loom-opt %t/error-mesh-zero.mlir -dist-apply-strategy="strategy=data mesh=dp=0" -verify-diagnostics
 // RUN: loom-opt %t/error-no-mesh.mlir -dist-apply-strategy="strategy=data" -verify-diagnostics
+
+//--- weightless.mlir
+// Weightless parameters (arguments carrying nn.parameter) are weights: the
+// batch comes from the first input that is not one, and matmuls against
+// them are paired column-then-row.
+// CHECK-LABEL: func.func @weightless
+// CHECK-SAME: (%{{.*}}: tensor<16x64xf32> {dist.sharding = #dist.sharding<@mesh, [{}, {"tp"}]>, nn.parameter = "fc1.weight"},
+// CHECK-SAME: %{{.*}}: tensor<8x16xf32> {dist.sharding = #dist.sharding<@mesh, [{"dp"}, {?}]>, nn.name = "x"},
+// CHECK-SAME: %{{.*}}: tensor<64x16xf32> {dist.sharding = #dist.sharding<@mesh, [{"tp"}, {}]>, nn.parameter = "fc2.weight"})
+func.func @weightless(%w1: tensor<16x64xf32> {nn.parameter = "fc1.weight"},
+                      %x: tensor<8x16xf32> {nn.name = "x"},
+                      %w2: tensor<64x16xf32> {nn.parameter = "fc2.weight"}) -> tensor<8x16xf32> {
+  %h = nn.matmul %x, %w1 : tensor<8x16xf32>, tensor<16x64xf32> -> tensor<8x64xf32>
+  %a = nn.relu %h : tensor<8x64xf32>
+  %y = nn.matmul %a, %w2 : tensor<8x64xf32>, tensor<64x16xf32> -> tensor<8x16xf32>
+  return %y : tensor<8x16xf32>
+}
 
 //--- data.mlir
 // Data parallelism: the mesh is created from the option; every input whose

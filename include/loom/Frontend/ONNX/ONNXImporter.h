@@ -22,6 +22,12 @@ struct ImportOptions {
   /// Fixed shapes for model inputs, by input name; ShapedType::kDynamic
   /// leaves a dimension unknown.
   llvm::StringMap<llvm::SmallVector<int64_t>> inputShapes;
+  /// A POSIX extended regex: graph inputs (without an initializer) whose
+  /// whole name matches become weightless parameters, `func.func` arguments
+  /// carrying `nn.parameter = "NAME"` (see nn::kParameterArgAttrName). They
+  /// need static shapes and a float type. Empty: the model's metadata
+  /// `loom.parameter_inputs`, if it has that key, decides.
+  std::string parameterInputs;
   /// Run the clean-up pipeline (folding, idiom recognition, CSE) after
   /// import. Tests of the raw import turn it off.
   bool cleanup = true;
