@@ -4,7 +4,7 @@
 // RUN: loom-opt %t/megatron-tp-only.mlir -dist-apply-strategy="strategy=megatron mesh=tp=4" | FileCheck %t/megatron-tp-only.mlir
 // RUN: loom-opt %t/megatron-attention.mlir -dist-apply-strategy="strategy=megatron mesh=dp=2,tp=2" | FileCheck %t/megatron-attention.mlir
 // RUN: loom-opt %t/megatron-fused.mlir -dist-apply-strategy="strategy=megatron mesh=dp=2,tp=2" | FileCheck %t/megatron-fused.mlir
-// RUN: loom-opt %t/planned.mlir -dist-apply-strategy="strategy=planned mesh=pp=2,dp=2,tp=2" | FileCheck %t/planned.mlir
+// RUN: loom-opt %t/planned.mlir -dist-apply-strategy="strategy=planned" | FileCheck %t/planned.mlir
 // RUN: loom-opt %t/existing-mesh.mlir -dist-apply-strategy="strategy=data" | FileCheck %t/existing-mesh.mlir
 // RUN: loom-opt %t/weightless.mlir -dist-apply-strategy="strategy=megatron mesh=dp=2,tp=2" | FileCheck %t/weightless.mlir
 // RUN: loom-opt %t/error-batch.mlir -dist-apply-strategy="strategy=data mesh=dp=4" -verify-diagnostics
@@ -66,6 +66,7 @@ func.func private @helper(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
 // CHECK-SAME: %{{[^:]*}}: tensor<8x16xf32> {nn.parameter = "w2"}
 // CHECK: nn.parameter "w1" {dist.shardings = [#dist.sharding<@mesh, [{"tp"}, {}]>]}
 // CHECK-NOT: dist.sharding
+dist.mesh @mesh axes [<"pp" = 2, intra_node>, <"dp" = 2, intra_node>, <"tp" = 2, intra_node>]
 func.func @main(%x: tensor<8x16xf32>, %w2: tensor<8x16xf32> {nn.parameter = "w2"}) -> tensor<8x16xf32> {
   %w = nn.parameter "w1" {dist.shardings = [#dist.sharding<@mesh, [{"tp"}, {}]>]} = dense<0.1> : tensor<16x16xf32>
   %h = nn.matmul %x, %w : tensor<8x16xf32>, tensor<16x16xf32> -> tensor<8x16xf32>
