@@ -152,15 +152,9 @@ void Planner::explain(const PlanResult &r, const Cluster &cluster,
 void Planner::trace(const Plan &p, const Cluster &cluster,
                     const PlannerOptions &options,
                     llvm::raw_ostream &os) const {
-  // Per-stage, per-microbatch durations from the plan's own figures.
   int64_t pp = p.pp, mb = p.microbatches;
   bool train = options.train;
-  std::vector<double> fwd(pp), bwd(pp);
-  for (int64_t s = 0; s < pp; ++s) {
-    double perMb = p.stageSeconds[s];
-    fwd[s] = train ? perMb / 3 : perMb;
-    bwd[s] = train ? perMb - fwd[s] : 0;
-  }
+  bool overlap = cluster.device.kind == "gpu";
   // The order each stage runs its work in.
   struct Work {
     bool backward;
@@ -168,24 +162,20 @@ void Planner::trace(const Plan &p, const Cluster &cluster,
   };
   std::vector<std::vector<Work>> order(pp);
   for (int64_t s = 0; s < pp; ++s) {
-    if (!train) {
-      for (int64_t i = 0; i < mb; ++i)
+    if (!train || pp == 1) {
+      // Inference, or gradient accumulation: microbatch after microbatch.
+      for (int64_t i = 0; i < mb; ++i) {
         order[s].push_back({false, i});
+        if (train)
+          order[s].push_back({true, i});
+      }
       continue;
     }
-    if (p.schedule == Schedule::GPipe || pp == 1) {
+    if (p.schedule == Schedule::GPipe) {
       for (int64_t i = 0; i < mb; ++i)
         order[s].push_back({false, i});
       for (int64_t i = 0; i < mb; ++i)
         order[s].push_back({true, i});
-      if (pp == 1) {
-        // Gradient accumulation: each microbatch's forward then backward.
-        order[s].clear();
-        for (int64_t i = 0; i < mb; ++i) {
-          order[s].push_back({false, i});
-          order[s].push_back({true, i});
-        }
-      }
       continue;
     }
     int64_t warmup = std::min(pp - s - 1, mb);
@@ -199,67 +189,87 @@ void Planner::trace(const Plan &p, const Cluster &cluster,
     while (b < mb)
       order[s].push_back({true, b++});
   }
-  // Simulate: work starts when its stage is free and its input arrived.
-  std::vector<std::vector<double>> fEnd(pp, std::vector<double>(mb, -1)),
-      bEnd(pp, std::vector<double>(mb, -1));
-  std::vector<size_t> next(pp, 0);
-  std::vector<double> free(pp, 0);
+  enum Lane { Compute, TensorParallel, DataParallel, Pipeline };
   llvm::json::Array events;
-  auto event = [&](llvm::StringRef name, int64_t pid, int tid, double start,
+  auto event = [&](llvm::StringRef name, int64_t pid, Lane tid, double start,
                    double dur, llvm::StringRef cat) {
+    if (dur <= 0)
+      return;
     events.push_back(llvm::json::Object{{"name", name.str()},
                                         {"cat", cat.str()},
                                         {"ph", "X"},
                                         {"pid", pid},
-                                        {"tid", tid},
+                                        {"tid", (int)tid},
                                         {"ts", start * 1e6},
                                         {"dur", dur * 1e6}});
   };
+  // Simulate: work starts when its stage is free and its input arrived.
+  std::vector<std::vector<double>> fEnd(pp, std::vector<double>(mb, -1)),
+      bEnd(pp, std::vector<double>(mb, -1));
+  std::vector<size_t> next(pp, 0);
+  std::vector<double> free(pp, 0), lastBackward(pp, 0);
   bool progress = true;
   while (progress) {
     progress = false;
     for (int64_t s = 0; s < pp; ++s) {
+      const Plan::StageTimes &t = p.stageTimes[s];
       while (next[s] < order[s].size()) {
         Work w = order[s][next[s]];
         double ready;
         if (!w.backward)
           ready = s == 0 ? 0 : fEnd[s - 1][w.microbatch];
         else
-          ready =
-              s == pp - 1 ? fEnd[s][w.microbatch] : bEnd[s + 1][w.microbatch];
+          ready = s == pp - 1 ? fEnd[s][w.microbatch]
+                              : bEnd[s + 1][w.microbatch];
         if (ready < 0)
           break;
         double start = std::max(ready, free[s]);
-        double dur = w.backward ? bwd[s] : fwd[s];
+        double compute = w.backward ? t.backward : t.forward;
+        double tp = w.backward ? t.tpBackward : t.tpForward;
+        double send = pp > 1 ? (train ? t.p2p / 2 : t.p2p) : 0;
         std::string name =
-            llvm::formatv("{0}{1}", w.backward ? "B" : "F", w.microbatch).str();
-        event(name, s, 0, start, dur, w.backward ? "backward" : "forward");
-        (w.backward ? bEnd : fEnd)[s][w.microbatch] = start + dur;
-        free[s] = start + dur;
+            llvm::formatv("{0}{1}", w.backward ? "B" : "F", w.microbatch)
+                .str();
+        event(name, s, Compute, start, compute,
+              w.backward ? "backward" : "forward");
+        event(name + " tp", s, TensorParallel, start + compute, tp,
+              "communication");
+        if (p.zero == 3)
+          event(name + " gather", s, DataParallel, start, t.dpGather,
+                "communication");
+        bool sends = w.backward ? s > 0 : s < pp - 1;
+        if (sends)
+          event(name + " send", s, Pipeline, start + compute + tp, send,
+                "communication");
+        double end = start + compute + tp + (sends ? send : 0);
+        if (w.backward)
+          lastBackward[s] = start;
+        (w.backward ? bEnd : fEnd)[s][w.microbatch] = end;
+        free[s] = end;
         ++next[s];
         progress = true;
       }
     }
   }
-  double end = 0;
+  double pipelineEnd = 0;
   for (double f : free)
-    end = std::max(end, f);
-  // The step's tail: data-parallel synchronisation and the optimizer.
-  double tail = p.time.total() - end;
+    pipelineEnd = std::max(pipelineEnd, f);
   for (int64_t s = 0; s < pp; ++s) {
-    for (const auto &[kind, v] : p.comm) {
-      int tid = llvm::StringRef(kind).ends_with("(tp)")   ? 1
-                : llvm::StringRef(kind).ends_with("(dp)") ? 2
-                                                          : 3;
-      double start = tid == 2 ? std::max(0.0, free[s] - bwd[s]) : 0;
-      double dur = v.seconds / std::max<int64_t>(1, tid == 2 ? 1 : mb);
-      if (tid == 2)
-        event(kind, s, tid, start, dur, "communication");
-    }
-    if (tail > 0)
-      event("optimizer + exposed sync", s, 0, end, tail, "optimizer");
+    const Plan::StageTimes &t = p.stageTimes[s];
+    // The gradient reduction runs beside the last backward on GPUs; the
+    // optimizer waits for whatever of it is exposed.
+    double syncStart = overlap ? lastBackward[s] : free[s];
+    event(p.zero >= 2 ? "reduce_scatter gradients" : "all_reduce gradients",
+          s, DataParallel, syncStart, t.dpSync, "communication");
+    // ZeRO-1/2 gather the updated parameters after the optimizer.
+    bool gatherAfter = p.zero == 1 || p.zero == 2;
+    double optStart =
+        pipelineEnd + t.dpExposed - (gatherAfter ? t.dpGather : 0);
+    event("optimizer", s, Compute, optStart, t.optimizer, "optimizer");
+    if (gatherAfter)
+      event("all_gather parameters", s, DataParallel, optStart + t.optimizer,
+            t.dpGather, "communication");
   }
-  llvm::json::Array metadata;
   for (int64_t s = 0; s < pp; ++s) {
     int64_t firstRank = s * p.dp * p.tp;
     events.push_back(llvm::json::Object{
@@ -271,15 +281,15 @@ void Planner::trace(const Plan &p, const Cluster &cluster,
              {"name", llvm::formatv("stage {0} (ranks {1}-{2}, one shown)", s,
                                     firstRank, firstRank + p.dp * p.tp - 1)
                           .str()}}}});
-    const char *lanes[] = {"compute (incl. tp collectives)", "tp comm",
-                           "dp comm", "pp send/recv"};
+    const char *lanes[] = {"compute", "tp communication",
+                           "dp communication", "pp send/recv"};
     for (int t = 0; t < 4; ++t)
-      events.push_back(
-          llvm::json::Object{{"name", "thread_name"},
-                             {"ph", "M"},
-                             {"pid", s},
-                             {"tid", t},
-                             {"args", llvm::json::Object{{"name", lanes[t]}}}});
+      events.push_back(llvm::json::Object{
+          {"name", "thread_name"},
+          {"ph", "M"},
+          {"pid", s},
+          {"tid", t},
+          {"args", llvm::json::Object{{"name", lanes[t]}}}});
   }
   llvm::json::Object root{
       {"traceEvents", std::move(events)},

@@ -29,7 +29,7 @@ int64_t Planner::batch() const { return model->batch; }
 
 std::string Plan::shape() const {
   std::string s = llvm::formatv("dp={0} tp={1} pp={2}", dp, tp, pp).str();
-  s += llvm::formatv(" mb={0}of{1} zero={2} recompute={3}", microbatches,
+  s += llvm::formatv(" mb={0} b={1} zero={2} recompute={3}", microbatches,
                      microbatchSize, zero, recompute ? "full" : "off")
            .str();
   if (schedule != Schedule::None)
@@ -230,7 +230,7 @@ struct Search {
     plan.candidateName = a.name;
     plan.assignment = a.choice;
     plan.stageBounds = bounds;
-    plan.stageSeconds.assign(pp, 0);
+    plan.stageTimes.assign(pp, {});
 
     struct StageFigures {
       double compute = 0, exposed = 0, perMicrobatch = 0;
@@ -285,7 +285,12 @@ struct Search {
       f.compute = compute;
       f.exposed = exposed;
       f.perMicrobatch = compute + exposed;
-      plan.stageSeconds[s] = f.perMicrobatch;
+      Plan::StageTimes &st = plan.stageTimes[s];
+      st.forward = fwd;
+      st.backward = train ? bwd + rec : 0;
+      st.tpForward = tpf;
+      st.tpBackward = exposed - tpf - p2p;
+      st.p2p = p2p;
 
       // Memory.
       if (train) {
@@ -353,9 +358,15 @@ struct Search {
         } else if (plan.zero >= 1) {
           double g = time(CollectiveKind::AllGather, grads);
           exposedDp += g;
+          plan.stageTimes[s].dpGather = g;
           record(CollectiveKind::AllGather, grads, g, calls);
         }
         f.tailDp = exposedDp;
+        plan.stageTimes[s].dpSync = tSync;
+        plan.stageTimes[s].dpExposed = exposedDp;
+        if (plan.zero == 3)
+          plan.stageTimes[s].dpGather =
+              time(CollectiveKind::AllGather, grads);
       }
       if (train) {
         double perParam =
@@ -363,6 +374,7 @@ struct Search {
                 ? (mixed ? 32 : 28)
                 : (options.optimizer == OptimizerKind::SGD ? 12 : 20);
         f.optimizer = params / (plan.zero >= 1 ? dp : 1) * perParam / membw;
+        plan.stageTimes[s].optimizer = f.optimizer;
       }
       f.tail = f.tailDp + f.optimizer;
     }

@@ -112,7 +112,19 @@ struct Plan {
   std::vector<std::pair<std::string, CommVolume>> comm;
   /// Segment index where each stage starts (size pp + 1).
   std::vector<int> stageBounds;
-  std::vector<double> stageSeconds; // per microbatch, fwd + bwd
+  /// Per pipeline stage: seconds of one microbatch's parts, and the tail.
+  struct StageTimes {
+    double forward = 0, backward = 0; // compute (backward: + recomputation)
+    double tpForward = 0, tpBackward = 0, p2p = 0;
+    double dpSync = 0;    // the gradient reduction (all of it)
+    double dpGather = 0;  // ZeRO-3: one parameter gather
+    double dpExposed = 0; // what of the data-parallel traffic is exposed
+    double optimizer = 0;
+    double perMicrobatch() const {
+      return forward + backward + tpForward + tpBackward + p2p;
+    }
+  };
+  std::vector<StageTimes> stageTimes;
   std::vector<GroupSummary> groups;
   /// For rejected plans: the term that made it lose against the chosen one.
   std::string lostOn;
