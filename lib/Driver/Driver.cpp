@@ -180,10 +180,11 @@ std::string meshSpecOf(const planner::Plan &plan, bool withPipeline) {
 
 /// Reports one hand plan for --hand-plans.
 void printHand(llvm::raw_ostream &os, StringRef name,
-               FailureOr<planner::PlanResult> &hand, double autoSeconds) {
+               FailureOr<planner::PlanResult> &hand, StringRef why,
+               double autoSeconds) {
   os << llvm::formatv("  {0,-10} ", name);
   if (failed(hand)) {
-    os << "no plan fits\n";
+    os << "none: " << why << "\n";
     return;
   }
   double t = hand->best.time.total();
@@ -262,13 +263,14 @@ FailureOr<AutoDecision> planAuto(ModuleOp module, const Options &options,
       data.pp = 1;
       FailureOr<planner::PlanResult> dataPlan =
           (*planner)->plan(*cluster, data, why);
-      printHand(llvm::outs(), "data", dataPlan, plan.time.total());
+      printHand(llvm::outs(), "data", dataPlan, why, plan.time.total());
       planner::PlannerOptions megatron = popts;
       megatron.megatronOnly = true;
       megatron.zero = 0;
       FailureOr<planner::PlanResult> megatronPlan =
           (*planner)->plan(*cluster, megatron, why);
-      printHand(llvm::outs(), "megatron", megatronPlan, plan.time.total());
+      printHand(llvm::outs(), "megatron", megatronPlan, why,
+                plan.time.total());
     }
   }
   if (!po.traceFile.empty()) {

@@ -496,7 +496,10 @@ FailureOr<PlanResult> Planner::plan(const Cluster &cluster,
     segmentsWithWork += s.hasMatmul;
 
   for (int64_t tp : divisors(devices)) {
-    if (options.tp ? tp != *options.tp : tp > cluster.devicesPerNode)
+    // Tensor-parallel groups stay inside a node.
+    if (options.tp ? tp != *options.tp
+                   : tp > cluster.devicesPerNode ||
+                         cluster.devicesPerNode % tp != 0)
       continue;
     const std::vector<Assignment> &cands = search.candidates(tp);
     for (int64_t pp : divisors(devices / tp)) {

@@ -32,7 +32,7 @@ BATCH, SEQ, VOCAB = 1536, 2048, 51200
 
 
 def seconds(line):
-    return float(re.search(r"seconds=(\S+)", line).group(1))
+    return float(re.search(r"seconds=([-+.e0-9]+)", line).group(1))
 
 
 def main():
@@ -67,10 +67,10 @@ def main():
                 shape = re.search(r"^  mesh +(.*?)  \(", text, re.M).group(1)
                 for line in text.splitlines():
                     if line.startswith("  data "):
-                        hand_data = None if "no plan" in line else \
+                        hand_data = None if "none:" in line else \
                             seconds(line)
                     if line.startswith("  megatron "):
-                        hand_megatron = None if "no plan" in line else \
+                        hand_megatron = None if "none:" in line else \
                             seconds(line)
             elif "no plan fits" not in text:
                 failures.append(f"{name} on {n}: loomc failed:\n{text}")
