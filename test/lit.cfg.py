@@ -23,6 +23,8 @@ config.substitutions.append(
      os.path.join(config.loom_src_root, "test", "utils", "expect_exit.py")))
 config.environment["LOOM_BUILD"] = config.loom_obj_root
 config.environment["LOOM_BUILD_IS_CURRENT"] = "1"
+# The planner's cache stays out of the tests (test/Planner tests it).
+config.environment["LOOM_PLAN_CACHE"] = "off"
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 
 llvm_config.with_system_environment(["HOME", "TMPDIR", "TMP", "TEMP"])

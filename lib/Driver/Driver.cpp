@@ -213,6 +213,7 @@ FailureOr<AutoDecision> planAuto(ModuleOp module, const Options &options,
   planner::PlannerOptions popts;
   popts.train = options.train.enabled;
   popts.simulate = po.simulate;
+  popts.cacheDir = po.cacheDir;
   popts.devices = po.devices > 0                ? po.devices
                   : options.clusterFile.empty() ? 1
                                                 : cluster->numDevices();
@@ -269,8 +270,7 @@ FailureOr<AutoDecision> planAuto(ModuleOp module, const Options &options,
       megatron.zero = 0;
       FailureOr<planner::PlanResult> megatronPlan =
           (*planner)->plan(*cluster, megatron, why);
-      printHand(llvm::outs(), "megatron", megatronPlan, why,
-                plan.time.total());
+      printHand(llvm::outs(), "megatron", megatronPlan, why, plan.time.total());
     }
   }
   if (!po.traceFile.empty()) {
@@ -549,6 +549,13 @@ struct CommandLine {
       llvm::cl::desc("What the planner prices: fp32 or mixed (default: "
                      "mixed on GPUs with --simulate, else fp32)"),
       llvm::cl::cat(distCategory)};
+  llvm::cl::opt<std::string> planCache{
+      "plan-cache",
+      llvm::cl::desc("Directory caching the planner's per-op assignments "
+                     "(default: $LOOM_PLAN_CACHE, else "
+                     "$XDG_CACHE_HOME/loom/plans or ~/.cache/loom/plans; "
+                     "off: none)"),
+      llvm::cl::value_desc("DIR|off"), llvm::cl::cat(distCategory)};
   llvm::cl::opt<bool> handPlans{
       "hand-plans",
       llvm::cl::desc("With --explain: also price the best hand plans (data "
@@ -680,6 +687,22 @@ struct CommandLine {
     options.plan.simulate = simulate;
     options.plan.precision = precision;
     options.plan.handPlans = handPlans;
+    options.plan.cacheDir = planCache;
+    if (planCache.getNumOccurrences() == 0) {
+      llvm::SmallString<256> dir;
+      if (const char *env = std::getenv("LOOM_PLAN_CACHE")) {
+        dir = env;
+      } else if (const char *xdg = std::getenv("XDG_CACHE_HOME")) {
+        dir = xdg;
+        llvm::sys::path::append(dir, "loom", "plans");
+      } else if (const char *home = std::getenv("HOME")) {
+        dir = home;
+        llvm::sys::path::append(dir, ".cache", "loom", "plans");
+      }
+      options.plan.cacheDir = std::string(dir);
+    }
+    if (options.plan.cacheDir == "off")
+      options.plan.cacheDir.clear();
     options.train.zeroGiven = zero.getNumOccurrences() > 0;
     options.train.enabled = train;
     NNBuildTrainingStepOptions &t = options.train.step;

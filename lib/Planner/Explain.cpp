@@ -145,8 +145,12 @@ void Planner::explain(const PlanResult &r, const Cluster &cluster,
     }
     os << "\n";
   }
-  os << "searched " << r.plansPriced << " plans in " << formatSeconds(r.seconds)
-     << "\n";
+  os << "searched " << r.plansPriced << " plans in "
+     << formatSeconds(r.seconds);
+  if (r.assignmentsSearched + r.assignmentsCached > 0)
+    os << " (per-op tensor-parallel assignments: " << r.assignmentsSearched
+       << " searched, " << r.assignmentsCached << " from the cache)";
+  os << "\n";
 }
 
 void Planner::trace(const Plan &p, const Cluster &cluster,
@@ -219,8 +223,8 @@ void Planner::trace(const Plan &p, const Cluster &cluster,
         if (!w.backward)
           ready = s == 0 ? 0 : fEnd[s - 1][w.microbatch];
         else
-          ready = s == pp - 1 ? fEnd[s][w.microbatch]
-                              : bEnd[s + 1][w.microbatch];
+          ready =
+              s == pp - 1 ? fEnd[s][w.microbatch] : bEnd[s + 1][w.microbatch];
         if (ready < 0)
           break;
         double start = std::max(ready, free[s]);
@@ -228,8 +232,7 @@ void Planner::trace(const Plan &p, const Cluster &cluster,
         double tp = w.backward ? t.tpBackward : t.tpForward;
         double send = pp > 1 ? (train ? t.p2p / 2 : t.p2p) : 0;
         std::string name =
-            llvm::formatv("{0}{1}", w.backward ? "B" : "F", w.microbatch)
-                .str();
+            llvm::formatv("{0}{1}", w.backward ? "B" : "F", w.microbatch).str();
         event(name, s, Compute, start, compute,
               w.backward ? "backward" : "forward");
         event(name + " tp", s, TensorParallel, start + compute, tp,
@@ -259,8 +262,8 @@ void Planner::trace(const Plan &p, const Cluster &cluster,
     // The gradient reduction runs beside the last backward on GPUs; the
     // optimizer waits for whatever of it is exposed.
     double syncStart = overlap ? lastBackward[s] : free[s];
-    event(p.zero >= 2 ? "reduce_scatter gradients" : "all_reduce gradients",
-          s, DataParallel, syncStart, t.dpSync, "communication");
+    event(p.zero >= 2 ? "reduce_scatter gradients" : "all_reduce gradients", s,
+          DataParallel, syncStart, t.dpSync, "communication");
     // ZeRO-1/2 gather the updated parameters after the optimizer.
     bool gatherAfter = p.zero == 1 || p.zero == 2;
     double optStart =
@@ -281,15 +284,15 @@ void Planner::trace(const Plan &p, const Cluster &cluster,
              {"name", llvm::formatv("stage {0} (ranks {1}-{2}, one shown)", s,
                                     firstRank, firstRank + p.dp * p.tp - 1)
                           .str()}}}});
-    const char *lanes[] = {"compute", "tp communication",
-                           "dp communication", "pp send/recv"};
+    const char *lanes[] = {"compute", "tp communication", "dp communication",
+                           "pp send/recv"};
     for (int t = 0; t < 4; ++t)
-      events.push_back(llvm::json::Object{
-          {"name", "thread_name"},
-          {"ph", "M"},
-          {"pid", s},
-          {"tid", t},
-          {"args", llvm::json::Object{{"name", lanes[t]}}}});
+      events.push_back(
+          llvm::json::Object{{"name", "thread_name"},
+                             {"ph", "M"},
+                             {"pid", s},
+                             {"tid", t},
+                             {"args", llvm::json::Object{{"name", lanes[t]}}}});
   }
   llvm::json::Object root{
       {"traceEvents", std::move(events)},

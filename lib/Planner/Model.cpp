@@ -5,7 +5,12 @@
 #include "loom/Interfaces/Interfaces.h"
 #include "loom/Passes/Sharding.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
 #include "llvm/Support/xxhash.h"
 #include <cmath>
 
@@ -700,8 +705,85 @@ void Model::refine(const Pricing &p, std::vector<int> &choice,
   }
 }
 
+namespace {
+constexpr int kCacheVersion = 1;
+
+std::string cachePath(const std::string &dir, uint64_t graph,
+                      const std::string &key) {
+  llvm::SmallString<256> path(dir);
+  llvm::sys::path::append(
+      path, llvm::formatv(
+                "{0:x-16}-{1:x-16}.json", graph,
+                llvm::xxh3_64bits(key + "/v" + std::to_string(kCacheVersion)))
+                .str());
+  return std::string(path);
+}
+} // namespace
+
+/// Reads assignments cached for this graph and key; empty when absent or
+/// not valid for this graph's strategies.
+static std::vector<Assignment>
+readCached(const std::string &path, size_t numNodes,
+           const std::vector<SmallVector<Strategy, 4>> &all) {
+  auto buffer = llvm::MemoryBuffer::getFile(path);
+  if (!buffer)
+    return {};
+  llvm::Expected<llvm::json::Value> json =
+      llvm::json::parse((*buffer)->getBuffer());
+  if (!json) {
+    llvm::consumeError(json.takeError());
+    return {};
+  }
+  std::vector<Assignment> result;
+  const llvm::json::Object *root = json->getAsObject();
+  const llvm::json::Array *list = root ? root->getArray("candidates") : nullptr;
+  if (!list)
+    return {};
+  for (const llvm::json::Value &entry : *list) {
+    const llvm::json::Object *o = entry.getAsObject();
+    const llvm::json::Array *choice = o ? o->getArray("choice") : nullptr;
+    std::optional<llvm::StringRef> name =
+        o ? o->getString("name") : std::nullopt;
+    if (!choice || !name || choice->size() != numNodes)
+      return {};
+    Assignment a{name->str(), {}};
+    for (auto [i, v] : llvm::enumerate(*choice)) {
+      std::optional<int64_t> s = v.getAsInteger();
+      if (!s || *s < 0 || *s >= (int64_t)all[i].size())
+        return {};
+      a.choice.push_back(*s);
+    }
+    result.push_back(std::move(a));
+  }
+  return result;
+}
+
+static void writeCached(const std::string &path,
+                        const std::vector<Assignment> &assignments) {
+  llvm::json::Array list;
+  for (const Assignment &a : assignments) {
+    llvm::json::Array choice;
+    for (int c : a.choice)
+      choice.push_back(c);
+    list.push_back(
+        llvm::json::Object{{"name", a.name}, {"choice", std::move(choice)}});
+  }
+  llvm::json::Object root{{"version", kCacheVersion},
+                          {"candidates", std::move(list)}};
+  if (llvm::sys::fs::create_directories(llvm::sys::path::parent_path(path)))
+    return;
+  // Written whole or not at all; a cache that cannot be written is skipped.
+  if (llvm::Error error =
+          llvm::writeToOutput(path, [&](llvm::raw_ostream &os) -> llvm::Error {
+            os << llvm::json::Value(std::move(root));
+            return llvm::Error::success();
+          }))
+    llvm::consumeError(std::move(error));
+}
+
 const std::vector<Assignment> &Model::candidates(const Pricing &p,
-                                                 bool megatronOnly) {
+                                                 bool megatronOnly,
+                                                 const std::string &cacheDir) {
   std::string key = llvm::formatv("{0}/{1}/{2}/{3}/{4}/{5}/{6}", p.tp,
                                   p.tpLink.bandwidthGBps, p.tpLink.latencyUs,
                                   p.mixed, p.train, megatronOnly, p.microbatch)
@@ -715,6 +797,15 @@ const std::vector<Assignment> &Model::candidates(const Pricing &p,
     return candidateCache[key] = std::move(result);
   }
   const auto &all = strategies(p.tp);
+  std::string path = cacheDir.empty() ? "" : cachePath(cacheDir, hash, key);
+  if (!path.empty()) {
+    result = readCached(path, nodes.size(), all);
+    if (!result.empty()) {
+      ++cached;
+      return candidateCache[key] = std::move(result);
+    }
+  }
+  ++searched;
   // Megatron's pairing: weight matmuls fixed column or row, the rest fitted.
   llvm::DenseMap<Operation *, int> dims = dist::megatronWeightDims(fn);
   std::vector<int> forced(nodes.size(), -1);
@@ -763,6 +854,8 @@ const std::vector<Assignment> &Model::candidates(const Pricing &p,
     if (best != megatron)
       result.push_back({"searched", best});
   }
+  if (!path.empty())
+    writeCached(path, result);
   return candidateCache[key] = std::move(result);
 }
 

@@ -145,7 +145,9 @@ public:
   /// Candidate assignments for `tp` under `pricing` (cached per degree and
   /// link): the Megatron pairing and the searched one.
   const std::vector<Assignment> &candidates(const Pricing &pricing,
-                                            bool megatronOnly);
+                                            bool megatronOnly,
+                                            const std::string &cacheDir);
+  int64_t searched = 0, cached = 0;
 
   /// Per-segment costs of an assignment.
   std::vector<SegmentCost> segmentCosts(const Pricing &pricing,

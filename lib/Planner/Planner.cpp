@@ -180,7 +180,8 @@ struct Search {
   /// the device count so they are shared by every plan.
   const std::vector<Assignment> &candidates(int64_t tp) {
     double ref = std::max<double>(1, model.batch / 64);
-    return model.candidates(pricing(tp, ref), options.megatronOnly);
+    return model.candidates(pricing(tp, ref), options.megatronOnly,
+                            options.cacheDir);
   }
 
   const std::vector<SegmentCost> &costs(int64_t tp, const Assignment &a,
@@ -365,8 +366,7 @@ struct Search {
         plan.stageTimes[s].dpSync = tSync;
         plan.stageTimes[s].dpExposed = exposedDp;
         if (plan.zero == 3)
-          plan.stageTimes[s].dpGather =
-              time(CollectiveKind::AllGather, grads);
+          plan.stageTimes[s].dpGather = time(CollectiveKind::AllGather, grads);
       }
       if (train) {
         double perParam =
@@ -497,9 +497,9 @@ FailureOr<PlanResult> Planner::plan(const Cluster &cluster,
 
   for (int64_t tp : divisors(devices)) {
     // Tensor-parallel groups stay inside a node.
-    if (options.tp ? tp != *options.tp
-                   : tp > cluster.devicesPerNode ||
-                         cluster.devicesPerNode % tp != 0)
+    if (options.tp
+            ? tp != *options.tp
+            : tp > cluster.devicesPerNode || cluster.devicesPerNode % tp != 0)
       continue;
     const std::vector<Assignment> &cands = search.candidates(tp);
     for (int64_t pp : divisors(devices / tp)) {
@@ -558,6 +558,9 @@ FailureOr<PlanResult> Planner::plan(const Cluster &cluster,
       }
     }
   }
+  result.assignmentsSearched = m.searched;
+  result.assignmentsCached = m.cached;
+  m.searched = m.cached = 0;
   result.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();

@@ -77,6 +77,8 @@ struct PlanOptions {
   /// Print how the hand plans (data parallel with the best ZeRO stage;
   /// Megatron tp x pp x dp grid) fare under the same model.
   bool handPlans = false;
+  /// Where the planner caches per-op assignments; "" for nowhere.
+  std::string cacheDir;
 };
 
 struct Options {

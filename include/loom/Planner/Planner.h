@@ -53,6 +53,11 @@ struct PlannerOptions {
   double memoryFraction = 0.9;
   /// Keep the best plan per distinct (dp, tp, pp) shape for --explain.
   int keepRejected = 3;
+  /// Where per-op tensor-parallel assignments are cached, keyed by the
+  /// graph's hash (ops, shapes, batch), the tp degree and its link, the
+  /// precision and the workload; "" for no cache. They do not depend on the
+  /// device count, so planning the model again for another one is fast.
+  std::string cacheDir;
 };
 
 /// Seconds of one step by where they go.
@@ -143,7 +148,8 @@ struct PlanResult {
   int64_t batch = 0;
   int64_t devices = 0;
   std::string precision;
-  bool cached = false;
+  /// Tensor-parallel assignments searched now and read from the cache.
+  int64_t assignmentsSearched = 0, assignmentsCached = 0;
 };
 
 class Model;
