@@ -74,26 +74,20 @@ TEST(Cluster, MatmulCurve) {
             (std::vector<Point>{{32, 0.01}, {64, 0.03}, {128.5, 0.05}}));
 
   const std::string key = "c.json: \"device.matmul_tflops_by_size\"";
-  EXPECT_EQ(errorOf(withCurve("[]")),
-            key + " must be a non-empty array of [size, TFLOP/s]");
-  EXPECT_EQ(errorOf(withCurve("{\"32\": 1}")),
-            key + " must be a non-empty array of [size, TFLOP/s]");
-  EXPECT_EQ(errorOf(withCurve("[[32, 1], 64]")),
-            key + "[1] must be [size, TFLOP/s]");
-  EXPECT_EQ(errorOf(withCurve("[[32, 1, 2]]")),
-            key + "[0] must be [size, TFLOP/s]");
-  EXPECT_EQ(errorOf(withCurve("[[32, \"fast\"]]")),
-            key + "[0] must be [size, TFLOP/s]");
-  EXPECT_EQ(errorOf(withCurve("[[0, 1]]")),
-            key + "[0]: size and TFLOP/s must be positive");
-  EXPECT_EQ(errorOf(withCurve("[[-32, 1]]")),
-            key + "[0]: size and TFLOP/s must be positive");
-  EXPECT_EQ(errorOf(withCurve("[[32, 1], [64, 0]]")),
-            key + "[1]: size and TFLOP/s must be positive");
-  EXPECT_EQ(errorOf(withCurve("[[64, 1], [32, 2]]")),
-            key + "[1]: sizes must increase");
-  EXPECT_EQ(errorOf(withCurve("[[64, 1], [64, 2]]")),
-            key + "[1]: sizes must increase");
+  const std::pair<const char *, const char *> cases[] = {
+      {"[]", " must be a non-empty array of [size, TFLOP/s]"},
+      {"{\"32\": 1}", " must be a non-empty array of [size, TFLOP/s]"},
+      {"[[32, 1], 64]", "[1] must be [size, TFLOP/s]"},
+      {"[[32, 1, 2]]", "[0] must be [size, TFLOP/s]"},
+      {"[[32, \"fast\"]]", "[0] must be [size, TFLOP/s]"},
+      {"[[0, 1]]", "[0]: size and TFLOP/s must be positive"},
+      {"[[-32, 1]]", "[0]: size and TFLOP/s must be positive"},
+      {"[[32, 1], [64, 0]]", "[1]: size and TFLOP/s must be positive"},
+      {"[[64, 1], [32, 2]]", "[1]: sizes must increase"},
+      {"[[64, 1], [64, 2]]", "[1]: sizes must increase"},
+  };
+  for (const auto &[curve, message] : cases)
+    EXPECT_EQ(errorOf(withCurve(curve)), key + message) << curve;
 }
 
 TEST(Cluster, InnermostAxesGoInsideANode) {
