@@ -23,6 +23,10 @@ const char *scheduleName(Schedule s) {
 }
 
 std::string count(double n) {
+  if (n >= 1e18)
+    return llvm::formatv("{0:F2} E", n / 1e18).str();
+  if (n >= 1e15)
+    return llvm::formatv("{0:F2} P", n / 1e15).str();
   if (n >= 1e12)
     return llvm::formatv("{0:F2} T", n / 1e12).str();
   if (n >= 1e9)
@@ -67,12 +71,26 @@ void Planner::explain(const PlanResult &r, const Cluster &cluster,
                        "runs again in backward)"
                      : "off")
      << "\n";
-  if (p.tp > 1)
+  if (p.tp > 1) {
+    int64_t split = 0, batched = 0;
+    const auto &all = model->strategies(p.tp);
+    for (size_t i = 0; i < m.nodes.size() && i < p.assignment.size(); ++i) {
+      const Node &node = m.nodes[i];
+      if (!node.batchDependent)
+        continue;
+      ++batched;
+      split += all[i][p.assignment[i]].factor >= 0;
+    }
     os << "  tensor ops      " << p.candidateName
        << (p.candidateName == "megatron"
                ? " (column-then-row pairs, one all-reduce per pair)"
                : " (per-op shardings chosen by the search)")
-       << "\n";
+       << ": " << split << " of " << batched << " ops split over tp";
+    if (split == 0)
+      os << " (the tp group computes redundantly: the model is too small "
+            "to use these devices)";
+    os << "\n";
+  }
   os << "  executable      "
      << (p.executable() ? "yes"
                         : "no: pipeline/recomputation are planned, not yet "

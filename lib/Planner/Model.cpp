@@ -163,6 +163,7 @@ LogicalResult Model::build(func::FuncOp function) {
     info.bytes = getTensorBytes(type);
     info.elements = type.getNumElements();
     info.isFloat = isa<FloatType>(type.getElementType());
+    info.value = v;
     valueIds[v] = values.size();
     values.push_back(std::move(info));
     return success();
@@ -325,10 +326,15 @@ void Model::buildSegments() {
     running += live[i];
     if (!nodes[i].batchDependent || i + 1 == n || running != 1)
       continue;
-    // Close only segments that compute something of their own.
+    // Close only segments that compute something of their own or hold
+    // parameters (an embedding).
     bool heavy = false;
-    for (int j = start; j <= i && !heavy; ++j)
+    for (int j = start; j <= i && !heavy; ++j) {
       heavy = isa<nn::MatmulOp, nn::Conv2dOp>(nodes[j].op);
+      for (int id : nodes[j].operands)
+        heavy |= id >= 0 && values[id].kind == ValueInfo::Parameter &&
+                 values[id].uses.front().first == j;
+    }
     if (!heavy)
       continue;
     int boundary = -1;
@@ -339,6 +345,32 @@ void Model::buildSegments() {
   }
   if (start < n || segments.empty())
     close(n, -1);
+
+  for (Segment &seg : segments) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    for (int i = seg.begin; i < seg.end; ++i) {
+      os << nodes[i].op->getName().getStringRef();
+      for (Type t : nodes[i].op->getResultTypes())
+        os << " " << t;
+      for (NamedAttribute a : nodes[i].op->getAttrs())
+        if (!isa<ElementsAttr>(a.getValue()))
+          os << " " << a.getName().getValue() << "=" << a.getValue();
+      for (int id : nodes[i].operands) {
+        if (id < 0) {
+          os << " -";
+          continue;
+        }
+        const ValueInfo &v = values[id];
+        if (v.producer >= seg.begin && v.producer < i)
+          os << " n" << (v.producer - seg.begin);
+        else
+          os << " k" << (int)v.kind << "/" << v.bytes << "/" << v.batchDim;
+      }
+      os << "\n";
+    }
+    seg.structure = llvm::xxh3_64bits(text);
+  }
 
   std::string previous = "input";
   int64_t previousIndex = -1;
@@ -579,6 +611,8 @@ std::optional<Layout> Model::producedLayout(int64_t tp,
                                             int v, int user) {
   const ValueInfo &info = values[v];
   const auto &all = strategies(tp);
+  if (v == entering)
+    return enteringLayout;
   switch (info.kind) {
   case ValueInfo::Data:
   case ValueInfo::Constant:
@@ -624,8 +658,11 @@ double Model::localSeconds(const Pricing &p, std::vector<int> &choice, int i,
     if (v < 0)
       continue;
     for (auto [u, operand] : values[v].uses)
-      t +=
-          edgeSeconds(p, v, st.results[r], all[u][choice[u]].operands[operand]);
+      if (inScope(u))
+        t += edgeSeconds(p, v, st.results[r],
+                         all[u][choice[u]].operands[operand]);
+    if (v == leaving)
+      t += edgeSeconds(p, v, st.results[r], leavingLayout);
   }
   choice[i] = saved;
   return t;
@@ -665,6 +702,9 @@ std::vector<int> Model::greedy(const Pricing &p,
         if (v >= 0)
           if (std::optional<Layout> from = producedLayout(p.tp, choice, v, i))
             t += edgeSeconds(p, v, *from, st.operands[k]);
+      for (auto [r, v] : llvm::enumerate(nodes[i].results))
+        if (v >= 0 && v == leaving)
+          t += edgeSeconds(p, v, st.results[r], leavingLayout);
       if (t < best * (1 - 1e-9)) {
         best = t;
         bestIndex = s;
@@ -675,12 +715,142 @@ std::vector<int> Model::greedy(const Pricing &p,
   return choice;
 }
 
+double Model::solveSegment(const Pricing &p, int k, std::optional<Layout> in,
+                           std::optional<Layout> out,
+                           std::vector<int> &choice) {
+  const Segment &seg = segments[k];
+  scopeBegin = seg.begin;
+  scopeEnd = seg.end;
+  entering = in && k > 0 ? segments[k - 1].boundary : -1;
+  enteringLayout = in.value_or(Layout{});
+  leaving = out ? seg.boundary : -1;
+  leavingLayout = out.value_or(Layout{});
+  const auto &all = strategies(p.tp);
+  // Greedy in program order, then descent, inside the segment.
+  for (int i = seg.begin; i < seg.end; ++i) {
+    int bestIndex = 0;
+    double best = INFINITY;
+    for (size_t st = 0; st < all[i].size(); ++st) {
+      choice[i] = st;
+      double t = nodeSeconds(p, i, all[i][st]);
+      for (auto [o, v] : llvm::enumerate(nodes[i].operands))
+        if (v >= 0)
+          if (std::optional<Layout> from = producedLayout(p.tp, choice, v, i))
+            t += edgeSeconds(p, v, *from, all[i][st].operands[o]);
+      for (auto [r, v] : llvm::enumerate(nodes[i].results))
+        if (v >= 0 && v == leaving)
+          t += edgeSeconds(p, v, all[i][st].results[r], leavingLayout);
+      if (t < best * (1 - 1e-9)) {
+        best = t;
+        bestIndex = st;
+      }
+    }
+    choice[i] = bestIndex;
+  }
+  refine(p, choice, std::vector<bool>(nodes.size(), false));
+  double cost = 0;
+  for (int i = seg.begin; i < seg.end; ++i) {
+    const Strategy &st = all[i][choice[i]];
+    cost += nodeSeconds(p, i, st);
+    for (auto [o, v] : llvm::enumerate(nodes[i].operands))
+      if (v >= 0)
+        if (std::optional<Layout> from = producedLayout(p.tp, choice, v, i))
+          cost += edgeSeconds(p, v, *from, st.operands[o]);
+    for (auto [r, v] : llvm::enumerate(nodes[i].results))
+      if (v >= 0 && v == leaving)
+        cost += edgeSeconds(p, v, st.results[r], leavingLayout);
+  }
+  scopeBegin = scopeEnd = entering = leaving = -1;
+  return cost;
+}
+
+std::vector<int> Model::chainProgramme(const Pricing &p,
+                                       const std::vector<int> &start) {
+  int numSegments = segments.size();
+  // The layouts a boundary may take.
+  auto options = [&](int k) {
+    std::vector<std::optional<Layout>> list;
+    int v = segments[k].boundary;
+    if (k + 1 == numSegments || v < 0) {
+      list.push_back(std::nullopt); // the model's output: as produced
+      return list;
+    }
+    list.push_back(Layout{});
+    auto type = cast<RankedTensorType>(values[v].value.getType());
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      if (type.getDimSize(d) % p.tp == 0 && type.getDimSize(d) >= p.tp)
+        list.push_back(Layout{Layout::Sharded, (int8_t)d});
+    return list;
+  };
+  struct Solved {
+    double cost;
+    std::vector<int> local;
+  };
+  std::map<std::tuple<uint64_t, int, int, int, int>, Solved> memo;
+  auto key = [](std::optional<Layout> l) {
+    return l ? std::make_pair((int)l->kind, (int)l->dim)
+             : std::make_pair(-1, -1);
+  };
+  std::vector<int> scratch = start;
+  auto solve = [&](int k, std::optional<Layout> in,
+                   std::optional<Layout> out) -> const Solved & {
+    auto [ik, id] = key(in);
+    auto [ok, od] = key(out);
+    auto mk = std::make_tuple(segments[k].structure, ik * 16 + id, ok * 16 + od,
+                              k == 0 ? 1 : 0, k + 1 == numSegments ? 1 : 0);
+    auto it = memo.find(mk);
+    if (it != memo.end())
+      return it->second;
+    double cost = solveSegment(p, k, in, out, scratch);
+    Solved s{cost, std::vector<int>(scratch.begin() + segments[k].begin,
+                                    scratch.begin() + segments[k].end)};
+    return memo[mk] = std::move(s);
+  };
+  // best[k][b]: the cheapest chain up to segment k leaving in option b.
+  std::vector<std::vector<double>> best(numSegments);
+  std::vector<std::vector<int>> from(numSegments);
+  std::vector<std::vector<std::optional<Layout>>> opts(numSegments);
+  for (int k = 0; k < numSegments; ++k) {
+    opts[k] = options(k);
+    best[k].assign(opts[k].size(), INFINITY);
+    from[k].assign(opts[k].size(), -1);
+    for (size_t b = 0; b < opts[k].size(); ++b) {
+      if (k == 0) {
+        best[k][b] = solve(k, std::nullopt, opts[k][b]).cost;
+        continue;
+      }
+      for (size_t a = 0; a < opts[k - 1].size(); ++a) {
+        double c = best[k - 1][a] + solve(k, opts[k - 1][a], opts[k][b]).cost;
+        if (c < best[k][b]) {
+          best[k][b] = c;
+          from[k][b] = a;
+        }
+      }
+    }
+  }
+  std::vector<int> choice = start;
+  int b = std::min_element(best.back().begin(), best.back().end()) -
+          best.back().begin();
+  for (int k = numSegments - 1; k >= 0; --k) {
+    std::optional<Layout> in =
+        k > 0 ? opts[k - 1][from[k][b]] : std::optional<Layout>();
+    const Solved &s = solve(k, in, opts[k][b]);
+    std::copy(s.local.begin(), s.local.end(),
+              choice.begin() + segments[k].begin);
+    if (k > 0)
+      b = from[k][b];
+  }
+  return choice;
+}
+
 void Model::refine(const Pricing &p, std::vector<int> &choice,
                    const std::vector<bool> &fixed) {
   const auto &all = strategies(p.tp);
   for (int sweep = 0; sweep < 12; ++sweep) {
     bool changed = false;
-    for (size_t i = 0; i < nodes.size(); ++i) {
+    int begin = scopeBegin < 0 ? 0 : scopeBegin;
+    int end = scopeBegin < 0 ? nodes.size() : scopeEnd;
+    for (int i = begin; i < end; ++i) {
       if (fixed[i] || all[i].size() < 2)
         continue;
       double current = localSeconds(p, choice, i, choice[i]);
@@ -843,12 +1013,14 @@ const std::vector<Assignment> &Model::candidates(const Pricing &p,
     auto consider = [&](std::vector<int> seed) {
       refine(p, seed, none);
       double t = totalSeconds(p, seed);
+
       if (t < bestTime) {
         bestTime = t;
         best = std::move(seed);
       }
     };
     consider(greedy(p, nullptr));
+    consider(chainProgramme(p, std::vector<int>(nodes.size(), 0)));
     consider(megatron);
     consider(std::vector<int>(nodes.size(), 0));
     if (best != megatron)

@@ -48,6 +48,7 @@ struct Strategy {
 struct ValueInfo {
   enum Kind : int8_t { Activation, Parameter, Data, Constant };
   Kind kind = Constant;
+  mlir::Value value;
   /// Global bytes at the graph batch, in the model's element type.
   double bytes = 0;
   double elements = 0;
@@ -83,6 +84,9 @@ struct Segment {
   /// The activation crossing into the next segment (-1 for the last).
   int boundary = -1;
   bool hasMatmul = false;
+  /// Structure of the segment's ops (names, types, how operands connect),
+  /// equal for repeated layers: their per-op solutions are shared.
+  uint64_t structure = 0;
 };
 
 /// Per-device figures of one segment for one microbatch.
@@ -179,6 +183,25 @@ private:
               const std::vector<bool> &fixed);
   std::vector<int> greedy(const Pricing &p, const std::vector<int> *forced);
   double totalSeconds(const Pricing &p, const std::vector<int> &choice);
+
+  /// The dynamic programme over the chain of segments: for each boundary
+  /// activation each layout it may take (whole, or split along a dimension
+  /// the group divides), each segment's best inner assignment between an
+  /// entry and an exit layout (greedy + descent inside the segment,
+  /// shared by segments of one structure), then the cheapest chain.
+  std::vector<int> chainProgramme(const Pricing &p,
+                                  const std::vector<int> &start);
+  double solveSegment(const Pricing &p, int k, std::optional<Layout> in,
+                      std::optional<Layout> out, std::vector<int> &choice);
+
+  /// While solving one segment: its node range, the layout its entering
+  /// activation arrives in, and the layout its boundary must leave in.
+  int scopeBegin = -1, scopeEnd = -1;
+  int entering = -1, leaving = -1;
+  Layout enteringLayout, leavingLayout;
+  bool inScope(int node) const {
+    return scopeBegin < 0 || (node >= scopeBegin && node < scopeEnd);
+  }
 };
 
 } // namespace loom::planner

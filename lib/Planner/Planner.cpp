@@ -248,6 +248,7 @@ struct Search {
 
     for (int64_t s = 0; s < pp; ++s) {
       StageFigures &f = figures[s];
+      double layerPeak = 0;
       double fwd = 0, bwd = 0, tpf = 0, tpb = 0, params = 0, saved = 0,
              inputs = 0, peak = 0, boundary = 0, maxSegParams = 0;
       for (int k = bounds[s]; k < bounds[s + 1]; ++k) {
@@ -258,8 +259,19 @@ struct Search {
         tpb += sc.tpBackward;
         params += sc.parameters;
         saved += sc.savedActivations;
-        inputs += sc.inputBytes;
-        peak = std::max(peak, sc.peakActivations);
+        // Recomputation keeps the input of each layer (the segments of one
+        // numbered layer, e.g. a transformer block, are recomputed
+        // together) and needs one layer's activations back at a time.
+        const Segment &seg = model.segments[k];
+        bool sameLayer = k > bounds[s] && seg.groupIndex >= 0 &&
+                         seg.group == model.segments[k - 1].group &&
+                         seg.groupIndex == model.segments[k - 1].groupIndex;
+        if (!sameLayer) {
+          inputs += sc.inputBytes;
+          layerPeak = 0;
+        }
+        layerPeak += sc.peakActivations;
+        peak = std::max(peak, layerPeak);
         maxSegParams = std::max(maxSegParams, sc.parameters);
         boundary = sc.boundaryBytes;
         for (const auto &[kind, v] : sc.comm) {
