@@ -74,8 +74,31 @@ llvm::Error parseLink(const Object &links, llvm::StringRef key,
   if (auto e = number(*o, "bandwidth_gb_per_s", path, file, link.bandwidthGBps,
                       true))
     return e;
-  return number(*o, "latency_us", path, file, link.latencyUs, true,
-                /*allowZero=*/true);
+  if (auto e = number(*o, "latency_us", path, file, link.latencyUs, true,
+                      /*allowZero=*/true))
+    return e;
+  const llvm::json::Value *measured = o->get("collective_bandwidth_gb_per_s");
+  if (!measured)
+    return llvm::Error::success();
+  const Object *kinds = measured->getAsObject();
+  std::string inner = path + "collective_bandwidth_gb_per_s.";
+  if (!kinds)
+    return fail(file, "\"" + inner.substr(0, inner.size() - 1) +
+                          "\" must be an object of GB/s per collective kind");
+  for (const auto &entry : *kinds) {
+    llvm::StringRef kind = entry.first;
+    double *slot = kind == "all_reduce"       ? &link.allReduceGBps
+                   : kind == "reduce_scatter" ? &link.reduceScatterGBps
+                   : kind == "all_gather"     ? &link.allGatherGBps
+                                              : nullptr;
+    if (!slot)
+      return fail(file, "\"" + inner + kind +
+                            "\": unknown collective (expected all_reduce, "
+                            "reduce_scatter or all_gather)");
+    if (auto e = number(*kinds, kind, inner, file, *slot, true))
+      return e;
+  }
+  return llvm::Error::success();
 }
 } // namespace
 

@@ -14,8 +14,13 @@ CollectiveTime loom::collectiveTime(CollectiveKind kind,
     return t;
   double alpha = link.latencyUs * 1e-6;
   // Seconds per byte; a link of no bandwidth is never chosen (infinite).
-  double beta =
-      link.bandwidthGBps > 0 ? 1.0 / (link.bandwidthGBps * 1e9) : HUGE_VAL;
+  double measured = kind == CollectiveKind::AllReduce ? link.allReduceGBps
+                    : kind == CollectiveKind::ReduceScatter
+                        ? link.reduceScatterGBps
+                    : kind == CollectiveKind::AllGather ? link.allGatherGBps
+                                                        : 0;
+  double gbps = measured > 0 ? measured : link.bandwidthGBps;
+  double beta = gbps > 0 ? 1.0 / (gbps * 1e9) : HUGE_VAL;
   double steps = static_cast<double>(n - 1);
   double fraction = steps / static_cast<double>(n);
   double depth = std::ceil(std::log2(static_cast<double>(n)));

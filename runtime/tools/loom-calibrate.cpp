@@ -375,6 +375,8 @@ int main(int argc, char **argv) {
   // --- The link: ping-pong between pairs of ranks, all pairs at once ---
   double alphaUs = 1, betaGBps = 10, allReduceUs = 0, predictedUs = 0;
   double linkGBps = betaGBps;
+  double allReduceGBps = 0, reduceScatterGBps = 0, allGatherGBps = 0;
+  double collectiveBytes = 0;
   bool measuredLink = size > 1;
   if (measuredLink) {
     int peer = rank % 2 ? rank - 1 : rank + 1;
@@ -455,16 +457,44 @@ int main(int argc, char **argv) {
         2.0 * (size - 1) * alphaUs;
     if (y[count / 2] != static_cast<float>(size))
       abortAll(rank, "MPI_Allreduce computed a wrong sum");
-    // What the planner prices are collectives: when MPI's all-reduce is
-    // slower than the ping-pong predicts (copies through shared memory,
-    // reductions on the cores), its bandwidth is the link's.
-    double busy = allReduceUs - 2.0 * (size - 1) * alphaUs;
-    if (busy > 0) {
-      double effective =
-          2.0 * (size - 1) / size * effort.largeMessage / busy / 1e3;
-      if (effective < betaGBps)
-        linkGBps = effective;
-    }
+    // What the planner prices are collectives, and MPI's on shared memory
+    // copy and reduce on the cores: fit each kind's own bandwidth to its
+    // ring formula, on a bucket-sized message (the runtime packs gradients
+    // into buckets of at most 25 MiB).
+    size_t bucket = std::min<size_t>(effort.largeMessage, 16u << 20);
+    int per = static_cast<int>(bucket / sizeof(float) / size);
+    std::vector<float> whole(static_cast<size_t>(per) * size, 1.0f), part(per),
+        gathered(static_cast<size_t>(per) * size);
+    double steps = size - 1.0, fraction = steps / size;
+    auto fit = [&](double seconds, double latencySteps, double factor) {
+      double busy = seconds * 1e6 - latencySteps * alphaUs;
+      return busy > 0 ? factor * per * size * sizeof(float) / busy / 1e3 : 0;
+    };
+    double ar = maxOverRanks(timePerCall(
+        effort,
+        [&] {
+          MPI_Allreduce(whole.data(), gathered.data(), per * size, MPI_FLOAT,
+                        MPI_SUM, MPI_COMM_WORLD);
+        },
+        /*collective=*/true));
+    double rs = maxOverRanks(timePerCall(
+        effort,
+        [&] {
+          MPI_Reduce_scatter_block(whole.data(), part.data(), per, MPI_FLOAT,
+                                   MPI_SUM, MPI_COMM_WORLD);
+        },
+        /*collective=*/true));
+    double ag = maxOverRanks(timePerCall(
+        effort,
+        [&] {
+          MPI_Allgather(part.data(), per, MPI_FLOAT, gathered.data(), per,
+                        MPI_FLOAT, MPI_COMM_WORLD);
+        },
+        /*collective=*/true));
+    collectiveBytes = static_cast<double>(per) * size * sizeof(float);
+    allReduceGBps = fit(ar, 2 * steps, 2 * fraction);
+    reduceScatterGBps = fit(rs, steps, fraction);
+    allGatherGBps = fit(ag, steps, fraction);
   }
   double elapsed = maxOverRanks(seconds(start));
 
@@ -517,13 +547,17 @@ int main(int argc, char **argv) {
           std::to_string(effort.largeMessage >> 20) + " MiB took " +
           format("%.0f", allReduceUs) + " us, ring model with these figures " +
           format("%.0f", predictedUs) + " us (measured/model " +
-          format("%.2f", allReduceUs / predictedUs) + ")" +
-          (linkGBps < betaGBps
-               ? "; the bandwidth written is the all-reduce's, fitted to "
-                 "that model (" +
-                     format("%.2f", linkGBps) + " GB/s)"
-               : std::string()) +
-          ". inter_node copies intra_node (one node).";
+          format("%.2f", allReduceUs / predictedUs) +
+          "). Collectives as the runtime calls them (MPI_Allreduce, "
+          "MPI_Reduce_scatter_block, MPI_Allgather) on " +
+          std::to_string(static_cast<int64_t>(collectiveBytes) >> 20) +
+          " MiB, bandwidth fitted to each one's ring formula with this "
+          "latency: all_reduce " +
+          format("%.2f", allReduceGBps) + ", reduce_scatter " +
+          format("%.2f", reduceScatterGBps) + ", all_gather " +
+          format("%.2f", allGatherGBps) +
+          " GB/s (collective_bandwidth_gb_per_s). inter_node copies "
+          "intra_node (one node).";
     else
       source += "Link not measured (one rank): intra_node and inter_node "
                 "keep the shared-memory defaults of loomc's description of "
@@ -569,14 +603,26 @@ int main(int argc, char **argv) {
     for (const auto &[n, rate] : gflops)
       w.beginArray().integer(n).number(rounded(rate / 1e3)).endArray();
     w.endArray().endObject().key("links").beginObject();
-    for (const char *link : {"intra_node", "inter_node"})
+    for (const char *link : {"intra_node", "inter_node"}) {
       w.key(link)
           .beginObject()
           .key("bandwidth_gb_per_s")
           .number(rounded(linkGBps))
           .key("latency_us")
-          .number(rounded(alphaUs))
-          .endObject();
+          .number(rounded(alphaUs));
+      if (measuredLink && allReduceGBps > 0 && reduceScatterGBps > 0 &&
+          allGatherGBps > 0)
+        w.key("collective_bandwidth_gb_per_s")
+            .beginObject()
+            .key("all_reduce")
+            .number(rounded(allReduceGBps))
+            .key("reduce_scatter")
+            .number(rounded(reduceScatterGBps))
+            .key("all_gather")
+            .number(rounded(allGatherGBps))
+            .endObject();
+      w.endObject();
+    }
     w.endObject().endObject();
     if (!w.complete())
       abortAll(rank, "internal error: malformed cluster description");

@@ -90,6 +90,36 @@ TEST(Cluster, MatmulCurve) {
     EXPECT_EQ(errorOf(withCurve(curve)), key + message) << curve;
 }
 
+TEST(Cluster, CollectiveBandwidths) {
+  auto withKinds = [](llvm::StringRef kinds) {
+    std::string json = kTwoNodes;
+    std::string from =
+        R"("intra_node": {"bandwidth_gb_per_s": 300, "latency_us": 2})";
+    std::string to =
+        R"("intra_node": {"bandwidth_gb_per_s": 300, "latency_us": 2, "collective_bandwidth_gb_per_s": )" +
+        kinds.str() + "}";
+    json.replace(json.find(from), from.size(), to);
+    return json;
+  };
+  llvm::Expected<Cluster> c = parseCluster(
+      withKinds(R"({"all_reduce": 5, "reduce_scatter": 1, "all_gather": 6})"),
+      "c.json");
+  ASSERT_TRUE(!!c) << llvm::toString(c.takeError());
+  EXPECT_EQ(c->intraNode.allReduceGBps, 5);
+  EXPECT_EQ(c->intraNode.reduceScatterGBps, 1);
+  EXPECT_EQ(c->intraNode.allGatherGBps, 6);
+  EXPECT_EQ(c->interNode.reduceScatterGBps, 0);
+  const std::string key =
+      "c.json: \"links.intra_node.collective_bandwidth_gb_per_s";
+  EXPECT_EQ(errorOf(withKinds("3")),
+            key + "\" must be an object of GB/s per collective kind");
+  EXPECT_EQ(errorOf(withKinds(R"({"broadcast": 3})")),
+            key + ".broadcast\": unknown collective (expected all_reduce, "
+                  "reduce_scatter or all_gather)");
+  EXPECT_EQ(errorOf(withKinds(R"({"all_gather": 0})")),
+            key + ".all_gather\" must be a positive number");
+}
+
 TEST(Cluster, InnermostAxesGoInsideANode) {
   Cluster c = llvm::cantFail(parseCluster(kTwoNodes, "c.json"));
   auto axes = llvm::cantFail(layMesh("dp=2,tp=4", c));

@@ -40,6 +40,21 @@ TEST(CommCostTest, GatherAndScatterMoveHalfAnAllReduce) {
   EXPECT_DOUBLE_EQ(rs.seconds() + ag.seconds(), ar.seconds());
 }
 
+TEST(CommCostTest, MeasuredBandwidthPerKind) {
+  // A calibrated link prices each kind at its own bandwidth; the others
+  // keep the link's.
+  LinkSpec link = kLink;
+  link.reduceScatterGBps = 25;
+  double s = 64e6;
+  CollectiveTime rs = collectiveTime(CollectiveKind::ReduceScatter,
+                                     CollectiveAlgorithm::Ring, 8, s, link);
+  EXPECT_DOUBLE_EQ(rs.bandwidthSeconds, 7.0 / 8 * s / 25e9);
+  EXPECT_DOUBLE_EQ(rs.latencySeconds, 7 * kAlpha);
+  CollectiveTime ag = collectiveTime(CollectiveKind::AllGather,
+                                     CollectiveAlgorithm::Ring, 8, s, link);
+  EXPECT_DOUBLE_EQ(ag.bandwidthSeconds, 7.0 / 8 * s * kBeta);
+}
+
 TEST(CommCostTest, TreeWinsSmallMessagesOnManyDevices) {
   CollectiveAlgorithm chosen;
   // 1 KiB on 1024 devices: latency dominates, log2(1024) = 10 steps.

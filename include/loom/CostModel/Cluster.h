@@ -24,6 +24,11 @@ struct LinkSpec {
   /// GB/s per device and direction.
   double bandwidthGBps = 0;
   double latencyUs = 0;
+  /// Measured bandwidths that collectives of one kind reach on this link
+  /// (`collective_bandwidth_gb_per_s`, from `loomc calibrate`): MPI's
+  /// collectives on shared memory copy and reduce on the cores and fall short
+  /// of the point-to-point figure. 0: `bandwidthGBps`.
+  double allReduceGBps = 0, reduceScatterGBps = 0, allGatherGBps = 0;
 };
 
 struct DeviceSpec {
