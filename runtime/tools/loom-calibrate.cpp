@@ -460,7 +460,8 @@ int main(int argc, char **argv) {
     // What the planner prices are collectives, and MPI's on shared memory
     // copy and reduce on the cores: fit each kind's own bandwidth to its
     // ring formula, on a bucket-sized message (the runtime packs gradients
-    // into buckets of at most 25 MiB).
+    // into buckets of at most 25 MiB) received into a fresh zeroed buffer
+    // each time, as the runtime's compiled steps do.
     size_t bucket = std::min<size_t>(effort.largeMessage, 16u << 20);
     int per = static_cast<int>(bucket / sizeof(float) / size);
     std::vector<float> whole(static_cast<size_t>(per) * size, 1.0f), part(per),
@@ -473,22 +474,25 @@ int main(int argc, char **argv) {
     double ar = maxOverRanks(timePerCall(
         effort,
         [&] {
-          MPI_Allreduce(whole.data(), gathered.data(), per * size, MPI_FLOAT,
+          std::vector<float> out(static_cast<size_t>(per) * size);
+          MPI_Allreduce(whole.data(), out.data(), per * size, MPI_FLOAT,
                         MPI_SUM, MPI_COMM_WORLD);
         },
         /*collective=*/true));
     double rs = maxOverRanks(timePerCall(
         effort,
         [&] {
-          MPI_Reduce_scatter_block(whole.data(), part.data(), per, MPI_FLOAT,
+          std::vector<float> out(per);
+          MPI_Reduce_scatter_block(whole.data(), out.data(), per, MPI_FLOAT,
                                    MPI_SUM, MPI_COMM_WORLD);
         },
         /*collective=*/true));
     double ag = maxOverRanks(timePerCall(
         effort,
         [&] {
-          MPI_Allgather(part.data(), per, MPI_FLOAT, gathered.data(), per,
-                        MPI_FLOAT, MPI_COMM_WORLD);
+          std::vector<float> out(static_cast<size_t>(per) * size);
+          MPI_Allgather(part.data(), per, MPI_FLOAT, out.data(), per, MPI_FLOAT,
+                        MPI_COMM_WORLD);
         },
         /*collective=*/true));
     collectiveBytes = static_cast<double>(per) * size * sizeof(float);
@@ -549,7 +553,8 @@ int main(int argc, char **argv) {
           format("%.0f", predictedUs) + " us (measured/model " +
           format("%.2f", allReduceUs / predictedUs) +
           "). Collectives as the runtime calls them (MPI_Allreduce, "
-          "MPI_Reduce_scatter_block, MPI_Allgather) on " +
+          "MPI_Reduce_scatter_block, MPI_Allgather into a freshly allocated "
+          "buffer) on " +
           std::to_string(static_cast<int64_t>(collectiveBytes) >> 20) +
           " MiB, bandwidth fitted to each one's ring formula with this "
           "latency: all_reduce " +
