@@ -262,10 +262,16 @@ struct Search {
         // Recomputation keeps the input of each layer (the segments of one
         // numbered layer, e.g. a transformer block, are recomputed
         // together) and needs one layer's activations back at a time.
+        // Segments outside numbered layers (embeddings, the head) join the
+        // layer after them.
         const Segment &seg = model.segments[k];
-        bool sameLayer = k > bounds[s] && seg.groupIndex >= 0 &&
-                         seg.group == model.segments[k - 1].group &&
-                         seg.groupIndex == model.segments[k - 1].groupIndex;
+        bool sameLayer = false;
+        if (k > bounds[s]) {
+          const Segment &prev = model.segments[k - 1];
+          sameLayer = prev.groupIndex < 0 ||
+                      (seg.group == prev.group &&
+                       seg.groupIndex == prev.groupIndex);
+        }
         if (!sameLayer) {
           inputs += sc.inputBytes;
           layerPeak = 0;
