@@ -268,9 +268,9 @@ struct Search {
         bool sameLayer = false;
         if (k > bounds[s]) {
           const Segment &prev = model.segments[k - 1];
-          sameLayer = prev.groupIndex < 0 ||
-                      (seg.group == prev.group &&
-                       seg.groupIndex == prev.groupIndex);
+          sameLayer =
+              prev.groupIndex < 0 ||
+              (seg.group == prev.group && seg.groupIndex == prev.groupIndex);
         }
         if (!sameLayer) {
           inputs += sc.inputBytes;
