@@ -117,13 +117,6 @@ bool isView(Operation *op) {
              nn::SplitOp, nn::SliceOp, nn::BroadcastToOp>(op);
 }
 
-std::string printed(Type t) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  os << t;
-  return s;
-}
-
 /// `h.12.attn.c_attn.weight` -> ("h", 12); `wte.weight` -> ("wte", -1).
 std::pair<std::string, int64_t> groupOf(llvm::StringRef name) {
   llvm::SmallVector<llvm::StringRef> parts;
@@ -668,49 +661,49 @@ double Model::localSeconds(const Pricing &p, std::vector<int> &choice, int i,
   return t;
 }
 
-double Model::totalSeconds(const Pricing &p, const std::vector<int> &choice) {
-  std::vector<int> c = choice;
-  const auto &all = strategies(p.tp);
-  double t = 0;
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    const Strategy &st = all[i][c[i]];
-    t += nodeSeconds(p, i, st);
-    for (auto [k, v] : llvm::enumerate(nodes[i].operands))
-      if (v >= 0)
-        if (std::optional<Layout> from = producedLayout(p.tp, c, v, i))
-          t += edgeSeconds(p, v, *from, st.operands[k]);
+double Model::incomingSeconds(const Pricing &p, const std::vector<int> &choice,
+                              int i) {
+  const Strategy &st = strategies(p.tp)[i][choice[i]];
+  double t = nodeSeconds(p, i, st);
+  for (auto [k, v] : llvm::enumerate(nodes[i].operands))
+    if (v >= 0)
+      if (std::optional<Layout> from = producedLayout(p.tp, choice, v, i))
+        t += edgeSeconds(p, v, *from, st.operands[k]);
+  for (auto [r, v] : llvm::enumerate(nodes[i].results))
+    if (v >= 0 && v == leaving)
+      t += edgeSeconds(p, v, st.results[r], leavingLayout);
+  return t;
+}
+
+int Model::bestIncoming(const Pricing &p, std::vector<int> &choice, int i) {
+  int bestIndex = 0;
+  double best = INFINITY;
+  for (size_t s = 0; s < strategies(p.tp)[i].size(); ++s) {
+    choice[i] = s;
+    double t = incomingSeconds(p, choice, i);
+    if (t < best * (1 - 1e-9)) {
+      best = t;
+      bestIndex = s;
+    }
   }
+  return choice[i] = bestIndex;
+}
+
+double Model::totalSeconds(const Pricing &p, const std::vector<int> &choice) {
+  double t = 0;
+  for (size_t i = 0; i < nodes.size(); ++i)
+    t += incomingSeconds(p, choice, i);
   return t;
 }
 
 std::vector<int> Model::greedy(const Pricing &p,
                                const std::vector<int> *forced) {
-  const auto &all = strategies(p.tp);
   std::vector<int> choice(nodes.size(), 0);
   for (size_t i = 0; i < nodes.size(); ++i) {
-    if (forced && (*forced)[i] >= 0) {
+    if (forced && (*forced)[i] >= 0)
       choice[i] = (*forced)[i];
-      continue;
-    }
-    int bestIndex = 0;
-    double best = INFINITY;
-    for (size_t s = 0; s < all[i].size(); ++s) {
-      choice[i] = s;
-      const Strategy &st = all[i][s];
-      double t = nodeSeconds(p, i, st);
-      for (auto [k, v] : llvm::enumerate(nodes[i].operands))
-        if (v >= 0)
-          if (std::optional<Layout> from = producedLayout(p.tp, choice, v, i))
-            t += edgeSeconds(p, v, *from, st.operands[k]);
-      for (auto [r, v] : llvm::enumerate(nodes[i].results))
-        if (v >= 0 && v == leaving)
-          t += edgeSeconds(p, v, st.results[r], leavingLayout);
-      if (t < best * (1 - 1e-9)) {
-        best = t;
-        bestIndex = s;
-      }
-    }
-    choice[i] = bestIndex;
+    else
+      bestIncoming(p, choice, i);
   }
   return choice;
 }
@@ -725,41 +718,13 @@ double Model::solveSegment(const Pricing &p, int k, std::optional<Layout> in,
   enteringLayout = in.value_or(Layout{});
   leaving = out ? seg.boundary : -1;
   leavingLayout = out.value_or(Layout{});
-  const auto &all = strategies(p.tp);
   // Greedy in program order, then descent, inside the segment.
-  for (int i = seg.begin; i < seg.end; ++i) {
-    int bestIndex = 0;
-    double best = INFINITY;
-    for (size_t st = 0; st < all[i].size(); ++st) {
-      choice[i] = st;
-      double t = nodeSeconds(p, i, all[i][st]);
-      for (auto [o, v] : llvm::enumerate(nodes[i].operands))
-        if (v >= 0)
-          if (std::optional<Layout> from = producedLayout(p.tp, choice, v, i))
-            t += edgeSeconds(p, v, *from, all[i][st].operands[o]);
-      for (auto [r, v] : llvm::enumerate(nodes[i].results))
-        if (v >= 0 && v == leaving)
-          t += edgeSeconds(p, v, all[i][st].results[r], leavingLayout);
-      if (t < best * (1 - 1e-9)) {
-        best = t;
-        bestIndex = st;
-      }
-    }
-    choice[i] = bestIndex;
-  }
+  for (int i = seg.begin; i < seg.end; ++i)
+    bestIncoming(p, choice, i);
   refine(p, choice, std::vector<bool>(nodes.size(), false));
   double cost = 0;
-  for (int i = seg.begin; i < seg.end; ++i) {
-    const Strategy &st = all[i][choice[i]];
-    cost += nodeSeconds(p, i, st);
-    for (auto [o, v] : llvm::enumerate(nodes[i].operands))
-      if (v >= 0)
-        if (std::optional<Layout> from = producedLayout(p.tp, choice, v, i))
-          cost += edgeSeconds(p, v, *from, st.operands[o]);
-    for (auto [r, v] : llvm::enumerate(nodes[i].results))
-      if (v >= 0 && v == leaving)
-        cost += edgeSeconds(p, v, st.results[r], leavingLayout);
-  }
+  for (int i = seg.begin; i < seg.end; ++i)
+    cost += incomingSeconds(p, choice, i);
   scopeBegin = scopeEnd = entering = leaving = -1;
   return cost;
 }

@@ -183,6 +183,12 @@ private:
               const std::vector<bool> &fixed);
   std::vector<int> greedy(const Pricing &p, const std::vector<int> *forced);
   double totalSeconds(const Pricing &p, const std::vector<int> &choice);
+  /// Node `i`'s time under `choice` with the moves of its operands into
+  /// place (and of the leaving boundary, when it makes it).
+  double incomingSeconds(const Pricing &p, const std::vector<int> &choice,
+                         int i);
+  /// Sets `choice[i]` to the strategy of least incoming time.
+  int bestIncoming(const Pricing &p, std::vector<int> &choice, int i);
 
   /// The dynamic programme over the chain of segments: for each boundary
   /// activation each layout it may take (whole, or split along a dimension
