@@ -797,8 +797,9 @@ std::vector<int> Model::chainProgramme(const Pricing &p,
   int b = std::min_element(best.back().begin(), best.back().end()) -
           best.back().begin();
   for (int k = numSegments - 1; k >= 0; --k) {
-    std::optional<Layout> in =
-        k > 0 ? opts[k - 1][from[k][b]] : std::optional<Layout>();
+    std::optional<Layout> in;
+    if (k > 0)
+      in = opts[k - 1][from[k][b]];
     const Solved &s = solve(k, in, opts[k][b]);
     std::copy(s.local.begin(), s.local.end(),
               choice.begin() + segments[k].begin);
