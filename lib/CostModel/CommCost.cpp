@@ -6,6 +6,22 @@
 
 using namespace loom;
 
+const char *loom::collectiveName(CollectiveKind kind) {
+  switch (kind) {
+  case CollectiveKind::AllReduce:
+    return "all_reduce";
+  case CollectiveKind::AllGather:
+    return "all_gather";
+  case CollectiveKind::ReduceScatter:
+    return "reduce_scatter";
+  case CollectiveKind::AllToAll:
+    return "all_to_all";
+  case CollectiveKind::Broadcast:
+    return "broadcast";
+  }
+  return "?";
+}
+
 CollectiveTime loom::collectiveTime(CollectiveKind kind,
                                     CollectiveAlgorithm algorithm, int64_t n,
                                     double bytes, const LinkSpec &link) {

@@ -218,7 +218,8 @@ FailureOr<AutoDecision> planAuto(ModuleOp module, const Options &options,
                   : options.clusterFile.empty() ? 1
                                                 : cluster->numDevices();
   if (po.precision == "mixed" ||
-      (po.precision.empty() && po.simulate && cluster->device.kind == "gpu"))
+      (po.precision.empty() && po.simulate && cluster->device.kind == "gpu" &&
+       cluster->device.peakTFLOPs.lookup("bfloat16") > 0))
     popts.precision = TrainingPrecision::Mixed;
   if (options.train.step.optimizer == "sgd")
     popts.optimizer = options.train.step.momentum != 0
@@ -332,8 +333,6 @@ LogicalResult loom::driver::runPipeline(ModuleOp module,
   std::string meshSpec = options.mesh;
   std::string applied;
   if (strategy == Strategy::Auto) {
-    if (!options.mesh.empty() && options.strategy != Strategy::Auto)
-      return emitError(loc) << "internal: --mesh without a strategy";
     FailureOr<AutoDecision> decision = planAuto(module, options, loc);
     if (failed(decision))
       return failure();
@@ -786,7 +785,7 @@ int loom::driver::loomcMain(int argc, char **argv) {
     return ExitCode::Failure;
   }
   Options options = cl.toOptions();
-  if (cl.devices < 0 || cl.devices.getNumOccurrences() && cl.devices == 0) {
+  if (cl.devices < 0 || (cl.devices.getNumOccurrences() && cl.devices == 0)) {
     llvm::errs() << "loomc: error: --devices " << cl.devices
                  << ": expected a positive number of devices\n";
     return ExitCode::Failure;

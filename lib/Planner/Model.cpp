@@ -23,13 +23,10 @@ using namespace loom::planner;
 //===----------------------------------------------------------------------===//
 
 namespace {
+/// FLOP/s of `dtype`; Planner::plan checks the cluster has the peaks it
+/// prices with (float32, and bfloat16 in mixed precision).
 double peakFlops(const Cluster &c, llvm::StringRef dtype) {
-  auto it = c.device.peakTFLOPs.find(dtype);
-  if (it == c.device.peakTFLOPs.end() || it->second <= 0)
-    it = c.device.peakTFLOPs.find("float32");
-  if (it == c.device.peakTFLOPs.end() || it->second <= 0)
-    return 1e12;
-  return it->second * 1e12;
+  return c.device.peakTFLOPs.lookup(dtype) * 1e12;
 }
 
 double opOverhead(const Cluster &c) {
@@ -68,12 +65,15 @@ double Pricing::matmulSeconds(const Strategy &s, bool batchDependent) const {
     }
     rate *= 1e12;
   } else {
-    double peak = peakFlops(*cluster, mixed ? "bfloat16" : "float32");
-    rate = peak * 0.85 * size / (size + 128);
+    rate = matmulPeak() * 0.85 * size / (size + 128);
   }
   double memory = s.bytes * floatBytesScale() * k /
                   (cluster->device.memoryBandwidthGBps * 1e9);
   return std::max(flops / rate, memory) + opOverhead(*cluster);
+}
+
+double Pricing::matmulPeak() const {
+  return peakFlops(*cluster, mixed ? "bfloat16" : "float32");
 }
 
 double Pricing::opSeconds(const Strategy &s, bool batchDependent) const {
@@ -103,8 +103,17 @@ double Pricing::backwardSeconds(const Strategy &s, bool batchDependent) const {
   return std::max(compute, memory) + 2 * opOverhead(*cluster);
 }
 
-double Pricing::collective(CollectiveKind kind, double bytes) const {
-  return bestCollectiveTime(kind, tp, bytes, tpLink).seconds();
+double Pricing::collective(CollectiveKind kind, double bytes,
+                           SegmentCost *record, bool backward) const {
+  double t = bestCollectiveTime(kind, tp, bytes, tpLink).seconds();
+  if (record) {
+    (backward ? record->tpBackward : record->tpForward) += t;
+    CommVolume &c = record->comm[collectiveName(kind)];
+    c.bytes += bytes;
+    c.seconds += t;
+    c.calls += 1;
+  }
+  return t;
 }
 
 //===----------------------------------------------------------------------===//
@@ -278,10 +287,6 @@ LogicalResult Model::build(func::FuncOp function) {
   for (const ValueInfo &v : values)
     if (v.kind == ValueInfo::Parameter)
       numParameters += v.elements;
-  for (const Strategy &s :
-       llvm::map_range(strategies(1),
-                       [](auto &list) -> const Strategy & { return list[0]; }))
-    forwardFlops += s.matmul ? 2 * s.mmCount * s.mmM * s.mmN * s.mmK : s.flops;
   buildSegments();
   return success();
 }
@@ -529,17 +534,21 @@ const std::vector<SmallVector<Strategy, 4>> &Model::strategies(int64_t tp) {
 // Pricing an assignment
 //===----------------------------------------------------------------------===//
 
-double Model::edgeSeconds(const Pricing &p, int v, Layout from, Layout to,
-                          SegmentCost *record) {
-  if (from == to)
-    return 0;
+double Model::valueBytes(const Pricing &p, int v) const {
   const ValueInfo &info = values[v];
   double bytes = info.bytes * (info.isFloat ? p.floatBytesScale() : 1.0);
   if (info.kind == ValueInfo::Activation || info.batchDim >= 0)
     bytes *= p.scale();
-  bool backward = p.train && info.needsGrad();
+  return bytes;
+}
+
+double Model::edgeSeconds(const Pricing &p, int v, Layout from, Layout to,
+                          SegmentCost *record) {
+  if (from == to)
+    return 0;
+  double bytes = valueBytes(p, v);
+  bool backward = p.train && values[v].needsGrad();
   std::optional<CollectiveKind> fwd, bwd;
-  double fwdBytes = bytes, bwdBytes = bytes;
   using K = Layout::Kind;
   if (from.kind == K::Partial) {
     if (to.kind == K::Replicated) {
@@ -556,24 +565,11 @@ double Model::edgeSeconds(const Pricing &p, int v, Layout from, Layout to,
   } else if (from.kind == K::Sharded && to.kind == K::Sharded) {
     fwd = bwd = CollectiveKind::AllToAll;
   }
-  static const char *names[] = {"all_reduce", "all_gather", "reduce_scatter",
-                                "all_to_all", "broadcast"};
   double seconds = 0;
-  auto add = [&](CollectiveKind kind, double b, bool isBackward) {
-    double t = p.collective(kind, b);
-    seconds += t;
-    if (!record)
-      return;
-    (isBackward ? record->tpBackward : record->tpForward) += t;
-    CommVolume &c = record->comm[names[(int)kind]];
-    c.bytes += b;
-    c.seconds += t;
-    c.calls += 1;
-  };
   if (fwd)
-    add(*fwd, fwdBytes, false);
+    seconds += p.collective(*fwd, bytes, record, /*backward=*/false);
   if (bwd && backward)
-    add(*bwd, bwdBytes, true);
+    seconds += p.collective(*bwd, bytes, record, /*backward=*/true);
   return seconds;
 }
 
@@ -584,18 +580,20 @@ double Model::nodeSeconds(const Pricing &p, int i, const Strategy &s) {
   if (!p.train || !node.batchDependent)
     return t;
   t += p.backwardSeconds(s, node.batchDependent);
-  if (s.factor < 0)
-    return t;
-  // A whole operand of a split op gets partial gradients.
-  for (auto [k, id] : llvm::enumerate(node.operands)) {
-    if (id < 0 || !values[id].needsGrad() ||
-        s.operands[k].kind != Layout::Replicated)
-      continue;
-    double bytes = values[id].bytes * p.floatBytesScale();
-    if (values[id].kind == ValueInfo::Activation)
-      bytes *= p.scale();
-    t += p.collective(CollectiveKind::AllReduce, bytes);
-  }
+  return t + partialGradientSeconds(p, i, s, nullptr);
+}
+
+double Model::partialGradientSeconds(const Pricing &p, int i, const Strategy &s,
+                                     SegmentCost *record) {
+  // A whole operand of a split op gets partial gradients: an all-reduce.
+  if (!p.train || !nodes[i].batchDependent || s.factor < 0)
+    return 0;
+  double t = 0;
+  for (auto [k, id] : llvm::enumerate(nodes[i].operands))
+    if (id >= 0 && values[id].needsGrad() &&
+        s.operands[k].kind == Layout::Replicated)
+      t += p.collective(CollectiveKind::AllReduce, valueBytes(p, id), record,
+                        /*backward=*/true);
   return t;
 }
 
@@ -1004,10 +1002,7 @@ std::vector<SegmentCost> Model::segmentCosts(const Pricing &p,
   const auto &whole = strategies(1);
   std::vector<SegmentCost> costs(segments.size());
   auto localBytes = [&](int v, Layout l) {
-    const ValueInfo &info = values[v];
-    double b = info.bytes * (info.isFloat ? p.floatBytesScale() : 1.0);
-    if (info.kind == ValueInfo::Activation || info.batchDim >= 0)
-      b *= p.scale();
+    double b = valueBytes(p, v);
     return l.kind == Layout::Sharded ? b / p.tp : b;
   };
   for (auto [k, seg] : llvm::enumerate(segments)) {
@@ -1020,9 +1015,9 @@ std::vector<SegmentCost> Model::segmentCosts(const Pricing &p,
       c.forward += forward;
       if (p.train && node.batchDependent)
         c.backward += p.backwardSeconds(st, node.batchDependent);
+      partialGradientSeconds(p, i, st, &c);
       const Strategy &w = whole[i][0];
-      double global =
-          w.matmul ? 2 * w.mmCount * w.mmM * w.mmN * w.mmK : w.flops;
+      double global = w.flops; // a matmul's Cost counts 2 m n k
       c.forwardFlops += global * (node.batchDependent ? p.scale() : 1.0);
       for (auto [o, v] : llvm::enumerate(node.operands)) {
         if (v < 0)
@@ -1036,19 +1031,6 @@ std::vector<SegmentCost> Model::segmentCosts(const Pricing &p,
         if ((info.kind == ValueInfo::Activation || info.batchDim >= 0) &&
             (info.producer < seg.begin) && inputs.insert(v).second)
           c.inputBytes += localBytes(v, Layout{});
-        // Partial gradients of whole operands of a split op.
-        if (p.train && node.batchDependent && st.factor >= 0 &&
-            info.needsGrad() && st.operands[o].kind == Layout::Replicated) {
-          double bytes = info.bytes * p.floatBytesScale();
-          if (info.kind == ValueInfo::Activation)
-            bytes *= p.scale();
-          double t = p.collective(CollectiveKind::AllReduce, bytes);
-          c.tpBackward += t;
-          CommVolume &cv = c.comm["all_reduce"];
-          cv.bytes += bytes;
-          cv.seconds += t;
-          cv.calls += 1;
-        }
       }
       if (!node.batchDependent)
         continue;

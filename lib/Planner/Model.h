@@ -116,10 +116,15 @@ struct Pricing {
 
   double scale() const { return microbatch / graphBatch; }
   double floatBytesScale() const { return mixed ? 0.5 : 1.0; }
+  /// FLOP/s of a matmul at the device's peak in this precision.
+  double matmulPeak() const;
   double matmulSeconds(const Strategy &s, bool batchDependent) const;
   double opSeconds(const Strategy &s, bool batchDependent) const;
   double backwardSeconds(const Strategy &s, bool batchDependent) const;
-  double collective(CollectiveKind kind, double bytes) const;
+  /// One tp collective; `record` adds it to a segment's volumes and to its
+  /// forward or backward tp time.
+  double collective(CollectiveKind kind, double bytes,
+                    SegmentCost *record = nullptr, bool backward = false) const;
 };
 
 /// A per-node choice of strategy for one tp degree.
@@ -137,7 +142,6 @@ public:
   std::vector<Segment> segments;
   llvm::DenseMap<mlir::Value, int> valueIds;
   double numParameters = 0;
-  double forwardFlops = 0;
   uint64_t hash = 0;
 
   /// Builds the graph; errors are emitted at the culprit.
@@ -170,6 +174,13 @@ private:
   /// Time of node `i` under strategy `s` (compute and its own backward
   /// partial-sum reductions).
   double nodeSeconds(const Pricing &p, int i, const Strategy &s);
+  /// The all-reduces of partial gradients of node `i`'s whole operands
+  /// when it runs split (training only).
+  double partialGradientSeconds(const Pricing &p, int i, const Strategy &s,
+                                SegmentCost *record);
+  /// Value `v`'s bytes per device before any split: at the pricing's
+  /// microbatch and precision.
+  double valueBytes(const Pricing &p, int v) const;
   /// Time of moving value `v` from layout `from` to `to` (forward and, in
   /// training, backward).
   double edgeSeconds(const Pricing &p, int v, Layout from, Layout to,

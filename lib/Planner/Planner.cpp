@@ -23,10 +23,6 @@ FailureOr<std::unique_ptr<Planner>> Planner::create(func::FuncOp fn) {
   return planner;
 }
 
-uint64_t Planner::graphHash() const { return model->hash; }
-double Planner::numParameters() const { return model->numParameters; }
-int64_t Planner::batch() const { return model->batch; }
-
 std::string Plan::shape() const {
   std::string s = llvm::formatv("dp={0} tp={1} pp={2}", dp, tp, pp).str();
   s += llvm::formatv(" mb={0} b={1} zero={2} recompute={3}", microbatches,
@@ -71,28 +67,19 @@ std::vector<int64_t> divisors(int64_t n) {
   return d;
 }
 
-/// The links of dp, pp and tp groups: tp innermost, then dp, then pp (the
+/// The links of dp and pp groups: tp innermost, then dp, then pp (the
 /// order Megatron lays ranks out), laid onto the cluster like --mesh.
 struct Links {
-  LinkSpec dp, tp, pp;
+  LinkSpec dp, pp;
 };
 
 Links linksFor(const Cluster &cluster, int64_t pp, int64_t dp, int64_t tp) {
-  Links links;
-  Cluster big = cluster;
-  big.strictDeviceCount = false;
-  auto axes =
-      layMesh(llvm::formatv("pp={0},dp={1},tp={2}", pp, dp, tp).str(), big);
-  if (!axes) {
-    llvm::consumeError(axes.takeError());
-    links.dp = links.tp = links.pp = cluster.interNode;
-    return links;
-  }
-  links.pp = (*axes)[0].link;
-  links.dp = (*axes)[1].link;
-  links.tp = (*axes)[2].link;
-  // A group whose members share a node only when every inner axis does.
-  return links;
+  Cluster any = cluster;
+  any.strictDeviceCount = false; // the device count is the planner's
+  // A well-formed spec of positive sizes always lays out.
+  std::vector<MeshAxisSpec> axes = llvm::cantFail(
+      layMesh(llvm::formatv("pp={0},dp={1},tp={2}", pp, dp, tp).str(), any));
+  return {axes[1].link, axes[0].link};
 }
 
 /// Splits `times` into `parts` contiguous runs minimising the largest sum;
@@ -150,9 +137,6 @@ std::vector<int> partition(const std::vector<double> &times, int parts) {
   }
   return bounds;
 }
-
-const char *kCollectiveNames[] = {"all_reduce", "all_gather", "reduce_scatter",
-                                  "all_to_all", "broadcast"};
 
 struct Search {
   Model &model;
@@ -287,7 +271,9 @@ struct Search {
           cv.calls += v.calls * m;
         }
       }
-      double rec = plan.recompute ? fwd + tpf : 0;
+      // Recomputation runs the forward again, with its tp collectives.
+      double rec = plan.recompute ? fwd : 0;
+      double recTp = plan.recompute ? tpf : 0;
       double p2p = 0;
       if (pp > 1) {
         double t = boundary / (links.pp.bandwidthGBps * 1e9) +
@@ -298,18 +284,15 @@ struct Search {
         cv.seconds += p2p * m;
         cv.calls += m * (train ? 2 : 1);
       }
-      double compute = fwd + (train ? bwd + rec : 0);
-      double exposed =
-          tpf + (train ? tpb + (plan.recompute ? tpf : 0) : 0) + p2p;
-      f.compute = compute;
-      f.exposed = exposed;
-      f.perMicrobatch = compute + exposed;
       Plan::StageTimes &st = plan.stageTimes[s];
       st.forward = fwd;
       st.backward = train ? bwd + rec : 0;
       st.tpForward = tpf;
-      st.tpBackward = exposed - tpf - p2p;
+      st.tpBackward = train ? tpb + recTp : 0;
       st.p2p = p2p;
+      f.compute = st.forward + st.backward;
+      f.exposed = st.tpForward + st.tpBackward + st.p2p;
+      f.perMicrobatch = f.compute + f.exposed;
 
       // Memory.
       if (train) {
@@ -347,8 +330,7 @@ struct Search {
         };
         auto record = [&](CollectiveKind kind, double bytes, double t,
                           int64_t calls) {
-          CommVolume &cv =
-              f.comm[std::string(kCollectiveNames[(int)kind]) + " (dp)"];
+          CommVolume &cv = f.comm[std::string(collectiveName(kind)) + " (dp)"];
           cv.bytes += bytes;
           cv.seconds += t;
           cv.calls += calls;
@@ -415,13 +397,7 @@ struct Search {
     plan.memoryCapacity = cluster.device.memoryGB * 1e9;
     plan.fits =
         plan.memory.total() <= plan.memoryCapacity * options.memoryFraction;
-    double peak = 0;
-    {
-      auto it = cluster.device.peakTFLOPs.find(mixed ? "bfloat16" : "float32");
-      if (it == cluster.device.peakTFLOPs.end())
-        it = cluster.device.peakTFLOPs.find("float32");
-      peak = it == cluster.device.peakTFLOPs.end() ? 0 : it->second * 1e12;
-    }
+    double peak = pricing(tp, b).matmulPeak();
     double total = plan.time.total();
     plan.mfu =
         peak > 0 && total > 0 ? modelFlops / (total * devices * peak) : 0;
@@ -492,14 +468,17 @@ FailureOr<PlanResult> Planner::plan(const Cluster &cluster,
                                     std::string &why) {
   auto start = std::chrono::steady_clock::now();
   Model &m = *model;
+  bool mixed = options.precision == TrainingPrecision::Mixed;
+  for (llvm::StringRef dtype : {"float32", mixed ? "bfloat16" : "float32"})
+    if (cluster.device.peakTFLOPs.lookup(dtype) <= 0) {
+      why = ("cluster '" + cluster.name + "' gives no " + dtype +
+             " peak (device.peak_tflops." + dtype + ")" +
+             (mixed ? ", which mixed precision is priced with" : ""))
+                .str();
+      return failure();
+    }
   int64_t devices = options.devices ? options.devices : cluster.numDevices();
-  Search search{m,
-                cluster,
-                options,
-                devices,
-                options.precision == TrainingPrecision::Mixed,
-                {},
-                {}};
+  Search search{m, cluster, options, devices, mixed, {}, {}};
   PlanResult result;
   result.devices = devices;
   result.parameters = m.numParameters;

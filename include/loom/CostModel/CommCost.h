@@ -26,6 +26,9 @@ enum class CollectiveKind {
   Broadcast
 };
 
+/// `all_reduce`, `all_gather`, ... (the names of dist collectives).
+const char *collectiveName(CollectiveKind kind);
+
 enum class CollectiveAlgorithm {
   /// Bandwidth-optimal: n - 1 (or 2(n - 1)) steps around a ring.
   Ring,

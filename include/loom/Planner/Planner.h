@@ -122,12 +122,9 @@ struct Plan {
     double forward = 0, backward = 0; // compute (backward: + recomputation)
     double tpForward = 0, tpBackward = 0, p2p = 0;
     double dpSync = 0;    // the gradient reduction (all of it)
-    double dpGather = 0;  // ZeRO-3: one parameter gather
+    double dpGather = 0;  // one parameter gather (ZeRO-3: per pass)
     double dpExposed = 0; // what of the data-parallel traffic is exposed
     double optimizer = 0;
-    double perMicrobatch() const {
-      return forward + backward + tpForward + tpBackward + p2p;
-    }
   };
   std::vector<StageTimes> stageTimes;
   std::vector<GroupSummary> groups;
@@ -177,11 +174,6 @@ public:
   /// Marks each op with its pipeline stage (`loom.stage`) and the module
   /// with the plan's shape (`loom.plan`).
   void markStages(const Plan &plan);
-
-  /// A stable hash of the model's structure (ops, shapes, attributes).
-  uint64_t graphHash() const;
-  double numParameters() const;
-  int64_t batch() const;
 
   /// The explanation of --explain.
   void explain(const PlanResult &result, const Cluster &cluster,
