@@ -1,9 +1,10 @@
 //===- Model.cpp - The planner's view of a model --------------------------===//
 
 #include "Model.h"
+#include "loom/Dialect/Dist/Sharding.h"
 #include "loom/Dialect/NN/NNOps.h"
 #include "loom/Interfaces/Interfaces.h"
-#include "loom/Passes/Sharding.h"
+#include "loom/Passes/Dist/Megatron.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"

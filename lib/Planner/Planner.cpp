@@ -1,7 +1,8 @@
 //===- Planner.cpp - The joint search over parallel plans -----------------===//
 
 #include "Model.h"
-#include "loom/Passes/Sharding.h"
+#include "loom/Dialect/Dist/Sharding.h"
+#include "loom/Passes/Dist/Megatron.h"
 #include "llvm/Support/FormatVariadic.h"
 #include <chrono>
 #include <cmath>

@@ -4,7 +4,9 @@
 #include "loom/Conversion/Passes.h"
 #include "loom/Dialect/Dist/DistOps.h"
 #include "loom/Dialect/NN/NNOps.h"
-#include "loom/Passes/Passes.h"
+#include "loom/Passes/Dist/Passes.h"
+#include "loom/Passes/NN/Passes.h"
+#include "loom/Passes/Training/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
@@ -20,7 +22,9 @@ void loom::registerAllDialects(mlir::DialectRegistry &registry) {
 }
 
 void loom::registerAllPasses() {
-  registerLoomPasses();
+  registerNNPasses();
+  registerDistPasses();
+  registerTrainingPasses();
   registerLoomConversionPasses();
   // The backend pipelines are written with upstream pass names.
   mlir::registerAllPasses();

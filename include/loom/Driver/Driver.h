@@ -11,7 +11,7 @@
 #ifndef LOOM_DRIVER_DRIVER_H
 #define LOOM_DRIVER_DRIVER_H
 
-#include "loom/Passes/Passes.h"
+#include "loom/Passes/Training/Passes.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "llvm/Support/SourceMgr.h"

@@ -9,7 +9,7 @@
 
 #include "ImporterImpl.h"
 #include "loom/Dialect/NN/NNParameterArgs.h"
-#include "loom/Passes/Passes.h"
+#include "loom/Passes/NN/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"

@@ -2,13 +2,13 @@
 
 #include "loom/Dialect/Dist/DistOps.h"
 #include "loom/Dialect/NN/NNOps.h"
-#include "loom/Passes/Passes.h"
+#include "loom/Passes/Dist/Passes.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
 namespace loom {
 #define GEN_PASS_DEF_DISTBUCKETCOLLECTIVES
-#include "Passes.h.inc"
+#include "Dist/DistPasses.h.inc"
 } // namespace loom
 
 using namespace mlir;

@@ -1,19 +1,13 @@
-//===- Passes.h - Loom passes -----------------------------------*- C++ -*-===//
+//===- Autodiff.h - Reverse-mode differentiation over nn --------*- C++ -*-===//
 
-#ifndef LOOM_PASSES_PASSES_H
-#define LOOM_PASSES_PASSES_H
+#ifndef LOOM_PASSES_NN_AUTODIFF_H
+#define LOOM_PASSES_NN_AUTODIFF_H
 
 #include "mlir/IR/Builders.h"
-#include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/PatternMatch.h"
-#include "mlir/Pass/Pass.h"
+#include "mlir/IR/Value.h"
+#include "llvm/ADT/SmallVector.h"
 
 namespace loom {
-
-#define GEN_PASS_DECL
-#include "Passes.h.inc"
-
-std::unique_ptr<mlir::Pass> createNNRecognizeIdioms();
 
 /// Appends at `b`'s insertion point the reverse pass over `ops` (in program
 /// order), starting from `seed`, the gradient of `loss`, and returns in
@@ -25,9 +19,6 @@ mlir::LogicalResult buildGradients(mlir::OpBuilder &b, mlir::Location loc,
                                    llvm::ArrayRef<mlir::Value> targets,
                                    llvm::SmallVectorImpl<mlir::Value> &grads);
 
-#define GEN_PASS_REGISTRATION
-#include "Passes.h.inc"
-
 } // namespace loom
 
-#endif // LOOM_PASSES_PASSES_H
+#endif // LOOM_PASSES_NN_AUTODIFF_H

@@ -19,16 +19,16 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "loom/Dialect/Dist/Sharding.h"
 #include "loom/Interfaces/Interfaces.h"
-#include "loom/Passes/Passes.h"
-#include "loom/Passes/Sharding.h"
+#include "loom/Passes/Dist/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 
 namespace loom {
 #define GEN_PASS_DEF_DISTPROPAGATESHARDING
-#include "Passes.h.inc"
+#include "Dist/DistPasses.h.inc"
 } // namespace loom
 
 using namespace mlir;

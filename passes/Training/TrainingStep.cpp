@@ -11,11 +11,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "loom/Dialect/Dist/DistOps.h"
+#include "loom/Dialect/Dist/Sharding.h"
 #include "loom/Dialect/NN/NNOps.h"
 #include "loom/Dialect/NN/NNParameterArgs.h"
 #include "loom/Interfaces/Interfaces.h"
-#include "loom/Passes/Passes.h"
-#include "loom/Passes/Sharding.h"
+#include "loom/Passes/NN/Autodiff.h"
+#include "loom/Passes/Training/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
@@ -24,7 +25,7 @@
 
 namespace loom {
 #define GEN_PASS_DEF_NNBUILDTRAININGSTEP
-#include "Passes.h.inc"
+#include "Training/TrainingPasses.h.inc"
 } // namespace loom
 
 using namespace mlir;

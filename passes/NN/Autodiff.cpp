@@ -8,9 +8,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "loom/Passes/NN/Autodiff.h"
 #include "loom/Dialect/NN/NNOps.h"
 #include "loom/Interfaces/Interfaces.h"
-#include "loom/Passes/Passes.h"
+#include "loom/Passes/NN/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/DenseMap.h"
@@ -18,7 +19,7 @@
 
 namespace loom {
 #define GEN_PASS_DEF_NNAUTODIFF
-#include "Passes.h.inc"
+#include "NN/NNPasses.h.inc"
 } // namespace loom
 
 using namespace mlir;

@@ -15,16 +15,16 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "loom/Dialect/Dist/Sharding.h"
 #include "loom/Dialect/NN/NNOps.h"
 #include "loom/Interfaces/Interfaces.h"
-#include "loom/Passes/Passes.h"
-#include "loom/Passes/Sharding.h"
+#include "loom/Passes/Dist/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 
 namespace loom {
 #define GEN_PASS_DEF_DISTPARTITION
-#include "Passes.h.inc"
+#include "Dist/DistPasses.h.inc"
 } // namespace loom
 
 using namespace mlir;

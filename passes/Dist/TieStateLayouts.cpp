@@ -7,15 +7,15 @@
 //===----------------------------------------------------------------------===//
 
 #include "loom/Dialect/Dist/DistOps.h"
+#include "loom/Dialect/Dist/Sharding.h"
 #include "loom/Dialect/NN/NNOps.h"
-#include "loom/Passes/Passes.h"
-#include "loom/Passes/Sharding.h"
+#include "loom/Passes/Dist/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/StringMap.h"
 
 namespace loom {
 #define GEN_PASS_DEF_DISTTIESTATELAYOUTS
-#include "Passes.h.inc"
+#include "Dist/DistPasses.h.inc"
 } // namespace loom
 
 using namespace mlir;

@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef LOOM_PASSES_SHARDING_H
-#define LOOM_PASSES_SHARDING_H
+#ifndef LOOM_DIALECT_DIST_SHARDING_H
+#define LOOM_DIALECT_DIST_SHARDING_H
 
 #include "loom/Dialect/Dist/DistOps.h"
 #include "loom/Interfaces/ShardingRule.h"
@@ -76,17 +76,6 @@ llvm::ArrayRef<mlir::StringAttr> dimAxes(ShardingAttr sharding, size_t d);
 /// `a, b` as `["a", "b"]`, for messages.
 std::string formatAxes(llvm::ArrayRef<mlir::StringAttr> axes);
 
-/// Rewrites split(matmul(x, W) [+ b]) along the last axis into one matmul
-/// (and bias add) per part, on slices of W and b, so that splitting the
-/// projection's columns keeps each part whole on a device (GPT-2's c_attn).
-void unfuseSplitProjections(mlir::func::FuncOp fn);
-
-/// Megatron's pairing of the matmuls against parameters in `fn`: column
-/// then row, one all-reduce per pair. Maps each paired matmul to the
-/// dimension of its right operand to split (1 for a column, 0 for a row).
-llvm::DenseMap<mlir::Operation *, int>
-megatronWeightDims(mlir::func::FuncOp fn);
-
 } // namespace loom::dist
 
-#endif // LOOM_PASSES_SHARDING_H
+#endif // LOOM_DIALECT_DIST_SHARDING_H

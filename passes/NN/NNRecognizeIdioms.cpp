@@ -1,14 +1,14 @@
 //===- NNRecognizeIdioms.cpp - Raise exported decompositions --------------===//
 
 #include "loom/Dialect/NN/NNOps.h"
-#include "loom/Passes/Passes.h"
+#include "loom/Passes/NN/Passes.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include <cmath>
 
 namespace loom {
 #define GEN_PASS_DEF_NNRECOGNIZEIDIOMS
-#include "Passes.h.inc"
+#include "NN/NNPasses.h.inc"
 } // namespace loom
 
 using namespace mlir;

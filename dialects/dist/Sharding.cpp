@@ -1,6 +1,6 @@
 //===- Sharding.cpp - Shardings seen through sharding rules ---------------===//
 
-#include "loom/Passes/Sharding.h"
+#include "loom/Dialect/Dist/Sharding.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/Support/raw_ostream.h"
 

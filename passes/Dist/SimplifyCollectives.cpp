@@ -13,14 +13,14 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "loom/Passes/Passes.h"
-#include "loom/Passes/Sharding.h"
+#include "loom/Dialect/Dist/Sharding.h"
+#include "loom/Passes/Dist/Passes.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace loom {
 #define GEN_PASS_DEF_DISTSIMPLIFYCOLLECTIVES
-#include "Passes.h.inc"
+#include "Dist/DistPasses.h.inc"
 } // namespace loom
 
 using namespace mlir;

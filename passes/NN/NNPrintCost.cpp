@@ -1,12 +1,12 @@
 //===- NNPrintCost.cpp - Print per-op cost --------------------------------===//
 
 #include "loom/CostModel/CostReport.h"
-#include "loom/Passes/Passes.h"
+#include "loom/Passes/NN/Passes.h"
 #include "llvm/Support/raw_ostream.h"
 
 namespace loom {
 #define GEN_PASS_DEF_NNPRINTCOST
-#include "Passes.h.inc"
+#include "NN/NNPasses.h.inc"
 } // namespace loom
 
 using namespace mlir;

@@ -1,11 +1,11 @@
 //===- NNPrintShardingRules.cpp - Report sharding rules -------------------===//
 
 #include "loom/Interfaces/Interfaces.h"
-#include "loom/Passes/Passes.h"
+#include "loom/Passes/NN/Passes.h"
 
 namespace loom {
 #define GEN_PASS_DEF_NNPRINTSHARDINGRULES
-#include "Passes.h.inc"
+#include "NN/NNPasses.h.inc"
 } // namespace loom
 
 using namespace mlir;

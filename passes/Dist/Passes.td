@@ -1,0 +1,154 @@
+//===- Passes.td - dist passes -----------------------------*- tablegen -*-===//
+//
+// The distribution passes: strategies, propagation, partitioning, collectives.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LOOM_PASSES_DIST_PASSES
+#define LOOM_PASSES_DIST_PASSES
+
+include "mlir/Pass/PassBase.td"
+
+def DistApplyStrategy : Pass<"dist-apply-strategy", "mlir::ModuleOp"> {
+  let summary = "Annotate a model with a parallelisation strategy";
+  let description = [{
+    Writes the layouts a strategy implies onto the public functions, for
+    -dist-propagate-sharding to spread. The mesh is the module's `dist.mesh`
+    (created from `mesh` when there is none; `loomc --mesh` creates it with
+    the links of the cluster description).
+
+    - `data`: the batch (dimension 0 of every input whose dimension 0 equals
+      the first input's) is split over all mesh axes; parameters stay whole.
+    - `megatron`: matmuls against 2-D parameters are paired column-then-row
+      over the axis named `tp`: a matmul whose left operand depends (through
+      anything but another parameter matmul or a layer norm) only on
+      not-yet-paired column matmuls is a row matmul, and those are its
+      columns (an MLP's two layers; attention's Q, K, V and output
+      projection, whose heads then follow from propagation through the
+      reshapes). Column weights are split along their second
+      dimension over `tp`, row weights along their first; unpaired matmuls
+      stay whole. The batch is split over
+      the remaining axes, as for `data`.
+    - `planned`: the layouts of weights are already there (written by the
+      planner, `loomc --strategy=auto`); the batch is split over every axis
+      but `tp` and `pp`, as for `data`.
+
+    Inputs whose batch does not divide by its axes are an error naming the
+    input, the dimension and the axes.
+  }];
+  let options = [
+    Option<"strategy", "strategy", "std::string", /*default=*/"\"data\"",
+           "data, megatron or planned">,
+    Option<"meshSpec", "mesh", "std::string", /*default=*/"\"\"",
+           "Axes as NAME=SIZE,... when the module has no dist.mesh">
+  ];
+  let dependentDialects = ["::loom::dist::DistDialect"];
+}
+
+def DistPropagateSharding : Pass<"dist-propagate-sharding", "mlir::ModuleOp"> {
+  let summary = "Spread layouts through every op by its sharding rule";
+  let description = [{
+    From the layouts written on function arguments and results,
+    `dist.annotate` ops and `dist.shardings` already on ops, carries mesh
+    axes through each op's sharding rule, forwards and backwards, until
+    nothing changes; then records a layout for every op result
+    (`dist.shardings`) and for arguments and results that are split. A
+    reduction factor that ends up split makes the result partial.
+
+    Conflicts are resolved by priority: layouts a user wrote beat propagated
+    ones; then operands beat results; then the earlier operand. Each
+    conflict is reported as a remark on the op naming the factor, the
+    tensors and the layout kept. Factors the rule marks replicated are
+    never split.
+  }];
+  let dependentDialects = ["::loom::dist::DistDialect"];
+}
+
+def DistInsertReshards : Pass<"dist-insert-reshards", "mlir::ModuleOp"> {
+  let summary = "Insert a dist.reshard wherever a consumer needs another layout";
+  let description = [{
+    Derives each op's factor split from its result layouts and its rule, and
+    inserts `dist.reshard` before operands whose layout differs from what
+    the op needs (a partial sum before a consumer, a split softmax axis, a
+    matmul's contracted dimension split differently on its operands), before
+    `dist.annotate` and before the return when a result layout differs.
+  }];
+  let dependentDialects = ["::loom::dist::DistDialect"];
+}
+
+def DistPartition : Pass<"dist-partition", "mlir::ModuleOp"> {
+  let summary = "Rewrite a laid-out function into the program of one device";
+  let description = [{
+    Gives every value the type of one device's block, rewrites the
+    attributes that spell shapes (reshape, broadcast, slice sizes,
+    convolution groups), removes annotations, cuts parameters, non-splat
+    constants and ranges with `dist.take_shard`, and marks the function
+    `dist.spmd`. Reshards keep their layouts with per-device types.
+  }];
+  let dependentDialects = ["::loom::dist::DistDialect"];
+}
+
+def DistLowerReshards : Pass<"dist-lower-reshards", "mlir::ModuleOp"> {
+  let summary = "Turn per-device reshards into collectives";
+  let description = [{
+    Partial axes the target drops become a reduce-scatter (when the target
+    splits a dimension by them next) or an all-reduce; axes a dimension
+    loses become an all-to-all (when another dimension takes the axis) or an
+    all-gather; axes a dimension gains become `dist.take_shard`.
+  }];
+}
+
+def DistSimplifyCollectives : Pass<"dist-simplify-collectives"> {
+  let summary = "Merge and cancel redundant collectives";
+  let description = [{
+    Removes collectives over one device, cancels all_gather/take_shard pairs
+    of one block, turns all_reduce + take_shard into reduce_scatter and
+    all_gather + take_shard along another dimension into all_to_all, and
+    merges consecutive all_reduces (and all_gathers or take_shards of one
+    dimension) into one over both groups.
+  }];
+}
+
+def DistBucketCollectives : Pass<"dist-bucket-collectives"> {
+  let summary = "Fuse small collectives into buckets of one call each";
+  let description = [{
+    A training step reduces every gradient (and under ZeRO gathers every
+    parameter) on its own; each call pays the network's latency, so (as
+    PyTorch DDP and DeepSpeed do) consecutive collectives of one kind, mesh
+    group, reduction and element type are packed into buckets of at most
+    `bucket-bytes`: all_reduces; all_gathers and reduce_scatters along
+    their outermost non-unit dimension. The inputs are flattened and
+    concatenated (a reduce-scatter's per device, so that each device's
+    blocks stay contiguous), one call runs, and slices give each result
+    back. Uses of a result that come before the bucket's last member move
+    after the bucket; a member that needs an earlier member's result ends
+    the bucket. Bucketing follows program order, so the reduction order,
+    and with it every bit of a run, is the same from run to run.
+
+    ```mlir
+    // before
+    %a = dist.all_reduce sum %x over @m ["dp"] : tensor<16x32xf32>
+    %b = dist.all_reduce sum %y over @m ["dp"] : tensor<32xf32>
+    // after: one all_reduce of tensor<544xf32>, two slices
+    ```
+  }];
+  let options = [
+    Option<"bucketBytes", "bucket-bytes", "int64_t", "25 << 20",
+           "Largest bucket, in bytes (of one device's input)">
+  ];
+}
+
+def DistTieStateLayouts : Pass<"dist-tie-state-layouts", "mlir::ModuleOp"> {
+  let summary = "Lay out each update result like the parameter it replaces";
+  let description = [{
+    A training step returns, for every parameter it updates, the next value
+    (a result named by the parameter's `loom.update`). The runtime swaps the
+    two buffers after a step, so both must be the same block of the global
+    tensor on every device: this pass, run after -dist-propagate-sharding,
+    sets the result's `dist.sharding` to the parameter's layout, and
+    -dist-insert-reshards then moves the data if the update was computed in
+    another layout (an all_gather after a ZeRO-sharded update).
+  }];
+}
+
+#endif // LOOM_PASSES_DIST_PASSES
