@@ -2,6 +2,7 @@
 
 #include "loom/Dialect/Dist/DistDialect.h"
 #include "loom/Dialect/Dist/DistOps.h"
+#include "loom/Support/FloatFormat.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/STLExtras.h"
@@ -25,6 +26,30 @@ void DistDialect::registerAttributes() {
 //===----------------------------------------------------------------------===//
 // MeshAxisAttr
 //===----------------------------------------------------------------------===//
+
+LogicalResult PlanAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                               int64_t dp, int64_t tp, int64_t pp,
+                               int64_t microbatches, int64_t zero, BoolAttr,
+                               StringRef schedule, APFloat) {
+  if (dp < 1 || tp < 1 || pp < 1 || microbatches < 1)
+    return emitError() << "dp, tp, pp and microbatches must be positive";
+  if (zero < 0 || zero > 3)
+    return emitError() << "zero must be 0, 1, 2 or 3";
+  if (schedule != "none" && schedule != "gpipe" && schedule != "1f1b")
+    return emitError() << "unknown pipeline schedule '" << schedule
+                       << "' (expected none, gpipe or 1f1b)";
+  return success();
+}
+
+LogicalResult
+CollectiveCallAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                           StringRef kind, int64_t group, int64_t bytes) {
+  if (kind.empty())
+    return emitError() << "a collective call names its kind";
+  if (group < 0 || bytes < 0)
+    return emitError() << "group and bytes must not be negative";
+  return success();
+}
 
 LogicalResult MeshAxisAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                    StringRef name, int64_t size, LinkKind,

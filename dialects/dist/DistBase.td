@@ -24,6 +24,20 @@ def Dist_Dialect : Dialect {
     `dist.sharding` attribute, to op results with `dist.shardings` (one per
     result), and pinned inside a body with `dist.annotate`.
 
+    The other discardable attributes:
+
+    - `dist.spmd` (unit, on a function): the function is partitioned; its
+      values have per-device types (-dist-partition).
+    - `dist.stage` (integer, on an op): the pipeline stage the planner put
+      the op in (`loomc --simulate --emit=plan`).
+    - `dist.plan` (`#dist.plan`, on the module): the planner's plan shape.
+    - `dist.comm_groups` (on the module): the mesh groups the program's
+      collectives run over, each an array of axis names; a collective call
+      names its group by index (-convert-dist-to-runtime).
+    - `dist.collectives` (on the module): every collective call of the
+      program in order, as `#dist.call`s, which the artifact's manifest
+      lists for the runtime's checks and logs.
+
     ```mlir
     dist.mesh @cluster axes [<"dp" = 2, inter_node>, <"tp" = 4, intra_node>]
   }] # "  func.func @f(%x: tensor<8x64xf32> {dist.sharding = #dist.sharding<@cluster, [{\"dp\"}, {}]>})\n" # [{
@@ -39,7 +53,12 @@ def Dist_Dialect : Dialect {
   }];
   let discardableAttrs = (ins
     "::loom::dist::ShardingAttr":$sharding,
-    "::mlir::ArrayAttr":$shardings
+    "::mlir::ArrayAttr":$shardings,
+    "::mlir::UnitAttr":$spmd,
+    "::mlir::IntegerAttr":$stage,
+    "::loom::dist::PlanAttr":$plan,
+    "::mlir::ArrayAttr":$comm_groups,
+    "::mlir::ArrayAttr":$collectives
   );
 }
 
@@ -60,8 +79,8 @@ class Dist_Attr<string name, string attrMnemonic, list<Trait> traits = []>
 
 // A double printed shortest-round-trip and parsed from an integer or float.
 def Dist_F64Parameter : AttrOrTypeParameter<"::llvm::APFloat", ""> {
-  let parser = "::loom::dist::parseF64($_parser)";
-  let printer = "::loom::dist::printF64($_printer, $_self)";
+  let parser = "::loom::parseF64($_parser)";
+  let printer = "::loom::printF64($_printer, $_self)";
   let defaultValue = "::llvm::APFloat(0.0)";
   let comparator = "$_lhs.bitwiseIsEqual($_rhs)";
 }
@@ -133,6 +152,46 @@ def Dist_ShardingAttr : Dist_Attr<"Sharding", "sharding"> {
     ::llvm::SmallVector<::mlir::StringAttr> getAllAxes() const;
     bool isReplicated() const;
   }];
+}
+
+def Dist_PlanAttr : Dist_Attr<"Plan", "plan"> {
+  let summary = "the shape of a plan the planner chose";
+  let description = [{
+    Set on the module by `loomc --strategy=auto --simulate --emit=plan`
+    beside the `dist.stage` markers: the data, tensor and pipeline degrees,
+    microbatches per step, the ZeRO stage, whether layers are recomputed,
+    the pipeline schedule (`none`, `gpipe` or `1f1b`) and the predicted
+    step time.
+
+    ```mlir
+    module attributes {dist.plan = #dist.plan<dp = 8, tp = 4, pp = 4,
+        microbatches = 16, zero = 1, recompute = true, schedule = "1f1b",
+        predicted_step_seconds = 1.25>} { ... }
+    ```
+  }];
+  let parameters = (ins "int64_t":$dp, "int64_t":$tp, "int64_t":$pp,
+                        "int64_t":$microbatches, "int64_t":$zero,
+                        "::mlir::BoolAttr":$recompute,
+                        StringRefParameter<"pipeline schedule">:$schedule,
+                        Dist_F64Parameter:$predicted_step_seconds);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+def Dist_CollectiveCallAttr : Dist_Attr<"CollectiveCall", "call"> {
+  let summary = "one collective call of a compiled program";
+  let description = [{
+    The kind of a `loom_coll_*` call, the index of its group in the
+    module's `dist.comm_groups`, and the bytes of its input on one device.
+
+    ```mlir
+    #dist.call<"all_reduce", group = 0, bytes = 4096>
+    ```
+  }];
+  let parameters = (ins StringRefParameter<"collective kind">:$kind,
+                        "int64_t":$group, "int64_t":$bytes);
+  let assemblyFormat = "`<` $kind `,` `group` `=` $group `,` `bytes` `=` $bytes `>`";
+  let genVerifyDecl = 1;
 }
 
 #endif // LOOM_DIST_BASE

@@ -23,23 +23,6 @@ void DistDialect::initialize() {
   registerAttributes();
 }
 
-FailureOr<APFloat> loom::dist::parseF64(AsmParser &parser) {
-  // An untyped literal parses as i64 or f64, with its sign.
-  Attribute number;
-  SMLoc loc = parser.getCurrentLocation();
-  if (parser.parseAttribute(number))
-    return failure();
-  if (auto integer = dyn_cast<IntegerAttr>(number))
-    return APFloat(double(integer.getValue().getSExtValue()));
-  if (auto real = dyn_cast<FloatAttr>(number))
-    return APFloat(real.getValueAsDouble());
-  return parser.emitError(loc, "expected a number, got ") << number;
-}
-
-void loom::dist::printF64(AsmPrinter &printer, const APFloat &value) {
-  printShortestFloat(printer.getStream(), value);
-}
-
 //===----------------------------------------------------------------------===//
 // Discardable attributes
 //===----------------------------------------------------------------------===//
@@ -70,6 +53,37 @@ static LogicalResult verifyShardingOn(Operation *op, Attribute attr, Type type,
   });
 }
 
+/// The module-level attributes: the plan, the groups of the collectives and
+/// the list of collective calls.
+static LogicalResult verifyModuleAttr(Operation *op, NamedAttribute attr) {
+  StringRef name = attr.getName().strref();
+  if (!isa<ModuleOp>(op))
+    return op->emitError() << "'" << name << "' belongs on the module";
+  if (name == kPlanAttrName) {
+    if (!isa<PlanAttr>(attr.getValue()))
+      return op->emitError() << "'" << name << "' must be a #dist.plan";
+    return success();
+  }
+  auto list = dyn_cast<ArrayAttr>(attr.getValue());
+  if (name == kCollectivesAttrName) {
+    if (!list || !llvm::all_of(list, [](Attribute a) {
+          return isa<CollectiveCallAttr>(a);
+        }))
+      return op->emitError() << "'" << name << "' must be an array of "
+                             << "#dist.call";
+    return success();
+  }
+  auto isAxes = [](Attribute a) {
+    auto axes = dyn_cast<ArrayAttr>(a);
+    return axes &&
+           llvm::all_of(axes, [](Attribute x) { return isa<StringAttr>(x); });
+  };
+  if (!list || !llvm::all_of(list, isAxes))
+    return op->emitError() << "'" << name
+                           << "' must be an array of arrays of axis names";
+  return success();
+}
+
 LogicalResult DistDialect::verifyOperationAttribute(Operation *op,
                                                     NamedAttribute attr) {
   if (attr.getName() == ShardingsAttrHelper::getNameStr()) {
@@ -90,6 +104,17 @@ LogicalResult DistDialect::verifyOperationAttribute(Operation *op,
              << "'" << kSPMDAttrName << "' is a unit attribute of functions";
     return success();
   }
+  if (attr.getName() == kStageAttrName) {
+    auto stage = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!stage || stage.getInt() < 0)
+      return op->emitError()
+             << "'" << kStageAttrName << "' must be a non-negative integer";
+    return success();
+  }
+  if (attr.getName() == kPlanAttrName ||
+      attr.getName() == kCommGroupsAttrName ||
+      attr.getName() == kCollectivesAttrName)
+    return verifyModuleAttr(op, attr);
   if (attr.getName() == ShardingAttrHelper::getNameStr())
     return op->emitError()
            << "'" << ShardingAttrHelper::getNameStr()

@@ -8,22 +8,20 @@ using namespace mlir;
 using namespace loom;
 using namespace loom::dist;
 
-static constexpr StringLiteral kShardingAttr = "dist.sharding";
-static constexpr StringLiteral kShardingsAttr = "dist.shardings";
-
 ShardingAttr loom::dist::getRecordedSharding(Value value) {
   if (auto arg = dyn_cast<BlockArgument>(value)) {
     auto fn = dyn_cast<FunctionOpInterface>(arg.getOwner()->getParentOp());
     if (!fn || arg.getOwner() != &fn.getFunctionBody().front())
       return {};
-    return fn.getArgAttrOfType<ShardingAttr>(arg.getArgNumber(), kShardingAttr);
+    return fn.getArgAttrOfType<ShardingAttr>(arg.getArgNumber(),
+                                             kShardingAttrName);
   }
   Operation *op = value.getDefiningOp();
   if (auto annotate = dyn_cast<AnnotateOp>(op))
     return annotate.getSharding();
   if (auto reshard = dyn_cast<ReshardOp>(op))
     return reshard.getTo();
-  auto list = op->getAttrOfType<ArrayAttr>(kShardingsAttr);
+  auto list = op->getAttrOfType<ArrayAttr>(kShardingsAttrName);
   unsigned index = cast<OpResult>(value).getResultNumber();
   if (!list || list.size() != op->getNumResults())
     return {};
@@ -33,14 +31,14 @@ ShardingAttr loom::dist::getRecordedSharding(Value value) {
 void loom::dist::setRecordedSharding(Value value, ShardingAttr sharding) {
   if (auto arg = dyn_cast<BlockArgument>(value)) {
     auto fn = cast<FunctionOpInterface>(arg.getOwner()->getParentOp());
-    fn.setArgAttr(arg.getArgNumber(), kShardingAttr, sharding);
+    fn.setArgAttr(arg.getArgNumber(), kShardingAttrName, sharding);
     return;
   }
   Operation *op = value.getDefiningOp();
   if (isa<AnnotateOp, ReshardOp>(op))
     return;
   SmallVector<Attribute> list;
-  if (auto old = op->getAttrOfType<ArrayAttr>(kShardingsAttr);
+  if (auto old = op->getAttrOfType<ArrayAttr>(kShardingsAttrName);
       old && old.size() == op->getNumResults())
     list.assign(old.begin(), old.end());
   else
@@ -50,7 +48,7 @@ void loom::dist::setRecordedSharding(Value value, ShardingAttr sharding) {
           op->getContext(), sharding.getMesh(), type ? type.getRank() : 0));
     }
   list[cast<OpResult>(value).getResultNumber()] = sharding;
-  op->setAttr(kShardingsAttr, ArrayAttr::get(op->getContext(), list));
+  op->setAttr(kShardingsAttrName, ArrayAttr::get(op->getContext(), list));
 }
 
 MeshOp loom::dist::lookupMesh(Operation *from, FlatSymbolRefAttr mesh) {

@@ -31,6 +31,22 @@ def NN_Dialect : Dialect {
     arguments and results imported from a model carry the model's names in
     `nn.name` string attributes.
 
+    The dialect's discardable attributes:
+
+    - `nn.name` (string): the model's name of a function argument or result.
+    - `nn.parameter` (string): makes a function argument a weightless
+      parameter of that name (below).
+    - `nn.update` (string, on `nn.parameter`): the result of a training step
+      that replaces the parameter after the step (`update:NAME`).
+    - `nn.zero_init` (unit, on `nn.parameter`): training state that starts as
+      zeros and has no data in the artifact (optimizer moments).
+    - `nn.immutable` (unit, on a function argument): a parameter no step
+      updates, at one address while the program is loaded (its packed
+      copies may be cached).
+    - `nn.training` (`#nn.training`, on the module): what the runtime needs
+      to drive the steps of a training step function.
+    - `nn.unsigned`, `nn.cast_from`: set only inside -convert-nn-to-linalg.
+
     A weightless parameter is a `func.func` argument carrying
     `nn.parameter = "NAME"` instead of an `nn.parameter` op: the module has
     the weight's name and type (a ranked float tensor) but no data. Such
@@ -43,14 +59,25 @@ def NN_Dialect : Dialect {
     ```
   }];
   let hasConstantMaterializer = 1;
+  let useDefaultAttributePrinterParser = 1;
+  let hasOperationAttrVerify = 1;
   let hasRegionArgAttrVerify = 1;
   let hasRegionResultAttrVerify = 1;
   // `nn.unsigned` and `nn.cast_from` are set only inside
   // -convert-nn-to-linalg, which stores unsigned, 8-bit float and 4-bit
   // types as signless integers and records here what the op computed on.
   let discardableAttrs = (ins "::mlir::StringAttr":$name,
+                              "::mlir::StringAttr":$parameter,
+                              "::mlir::StringAttr":$update,
+                              "::mlir::UnitAttr":$zero_init,
+                              "::mlir::UnitAttr":$immutable,
+                              "::loom::nn::TrainingAttr":$training,
                               "::mlir::UnitAttr":$unsigned,
                               "::mlir::TypeAttr":$cast_from);
+  let extraClassDeclaration = [{
+    /// Registers the attributes (defined beside their storage classes).
+    void registerAttributes();
+  }];
 }
 
 //===----------------------------------------------------------------------===//
@@ -116,6 +143,8 @@ def NN_PadMode : I32EnumAttr<"PadMode", "how padding values are chosen", [
     ]> {
   let cppNamespace = "::loom::nn";
 }
+
+include "nn/NNAttrs.td"
 
 //===----------------------------------------------------------------------===//
 // Op classes

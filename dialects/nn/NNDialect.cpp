@@ -6,6 +6,7 @@
 #include "loom/Support/FloatFormat.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -13,13 +14,13 @@ using namespace mlir;
 using namespace loom::nn;
 
 #include "nn/NNDialect.cpp.inc"
-#include "nn/NNEnums.cpp.inc"
 
 void NNDialect::initialize() {
   addOperations<
 #define GET_OP_LIST
 #include "nn/NNOps.cpp.inc"
       >();
+  registerAttributes();
 }
 
 Operation *NNDialect::materializeConstant(OpBuilder &builder, Attribute value,
@@ -75,7 +76,56 @@ LogicalResult NNDialect::verifyRegionArgAttribute(Operation *op, unsigned,
                                                   NamedAttribute attr) {
   if (attr.getName() == kParameterArgAttrName)
     return verifyParameterArgAttr(op, arg, attr.getValue());
+  if (attr.getName() == kImmutableAttrName) {
+    if (!isa<UnitAttr>(attr.getValue()))
+      return op->emitError() << "'" << kImmutableAttrName << "' on argument #"
+                             << arg << " is a unit attribute";
+    return success();
+  }
   return verifyNameAttr(op, attr, "argument", arg);
+}
+
+LogicalResult NNDialect::verifyOperationAttribute(Operation *op,
+                                                  NamedAttribute attr) {
+  StringRef name = attr.getName().strref();
+  auto misplaced = [&](StringRef where) {
+    return op->emitError() << "'" << name << "' belongs on " << where;
+  };
+  if (name == kUpdateAttrName) {
+    auto update = dyn_cast<StringAttr>(attr.getValue());
+    if (!isa<ParameterOp>(op))
+      return misplaced("nn.parameter ops");
+    if (!update || update.getValue().empty())
+      return op->emitError() << "'" << name
+                             << "' must name the result that replaces the "
+                                "parameter";
+    return success();
+  }
+  if (name == kZeroInitAttrName) {
+    if (!isa<ParameterOp>(op))
+      return misplaced("nn.parameter ops");
+    if (!isa<UnitAttr>(attr.getValue()))
+      return op->emitError() << "'" << name << "' is a unit attribute";
+    return success();
+  }
+  if (name == kTrainingAttrName) {
+    if (!isa<ModuleOp>(op))
+      return misplaced("the module");
+    if (!isa<TrainingAttr>(attr.getValue()))
+      return op->emitError() << "'" << name << "' must be a #nn.training";
+    return success();
+  }
+  if (name == UnsignedAttrHelper::getNameStr() ||
+      name == CastFromAttrHelper::getNameStr()) {
+    // Set only inside -convert-nn-to-linalg, on the ops it lowers.
+    if (!isa<NNDialect>(op->getDialect()))
+      return misplaced("nn ops");
+    return success();
+  }
+  if (name == kNameAttrName || name == kParameterArgAttrName ||
+      name == kImmutableAttrName)
+    return misplaced("function arguments or results");
+  return op->emitError() << "unknown nn attribute '" << name << "'";
 }
 
 LogicalResult NNDialect::verifyRegionResultAttribute(Operation *op, unsigned,

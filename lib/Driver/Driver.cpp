@@ -385,7 +385,7 @@ LogicalResult loom::driver::runPipeline(ModuleOp module,
     pm.addPass(createDistApplyStrategy(strategyOptions));
   }
   // A simulated plan is shown, not compiled: no training step to build.
-  bool simulated = module->hasAttr("loom.plan");
+  bool simulated = module->hasAttr(dist::kPlanAttrName);
   if (train.enabled && !simulated) {
     pm.addPass(createNNBuildTrainingStep(train.step));
     pm.addPass(createCanonicalizerPass());

@@ -3,6 +3,7 @@
 #include "Model.h"
 #include "loom/Dialect/Dist/Sharding.h"
 #include "loom/Dialect/NN/NNOps.h"
+#include "loom/Dialect/NN/NNParameterArgs.h"
 #include "loom/Interfaces/Interfaces.h"
 #include "loom/Passes/Dist/Megatron.h"
 #include "llvm/ADT/StringExtras.h"
@@ -175,7 +176,7 @@ LogicalResult Model::build(func::FuncOp function) {
   // The batch: dimension 0 of the first data input, as the data strategy.
   for (BlockArgument arg : fn.getArguments()) {
     auto type = dyn_cast<RankedTensorType>(arg.getType());
-    if (fn.getArgAttr(arg.getArgNumber(), "nn.parameter") || !type ||
+    if (fn.getArgAttr(arg.getArgNumber(), nn::kParameterArgAttrName) || !type ||
         type.getRank() == 0)
       continue;
     if (ShapedType::isDynamic(type.getDimSize(0)))
@@ -193,8 +194,8 @@ LogicalResult Model::build(func::FuncOp function) {
 
   for (BlockArgument arg : fn.getArguments()) {
     ValueInfo info;
-    if (auto name = fn.getArgAttrOfType<StringAttr>(arg.getArgNumber(),
-                                                    "nn.parameter")) {
+    if (auto name = fn.getArgAttrOfType<StringAttr>(
+            arg.getArgNumber(), nn::kParameterArgAttrName)) {
       info.kind = ValueInfo::Parameter;
       info.name = name.getValue().str();
     } else {

@@ -621,29 +621,23 @@ void Planner::annotate(const Plan &plan) {
 void Planner::markStages(const Plan &plan) {
   Model &m = *model;
   MLIRContext *ctx = m.fn.getContext();
+  ctx->getOrLoadDialect<dist::DistDialect>();
   Builder b(ctx);
   for (const Node &node : m.nodes) {
     int64_t stage = 0;
     while (stage + 1 < plan.pp && plan.stageBounds[stage + 1] <= node.segment)
       ++stage;
     if (plan.pp > 1)
-      node.op->setAttr("loom.stage", b.getI64IntegerAttr(stage));
+      node.op->setAttr(dist::kStageAttrName, b.getI64IntegerAttr(stage));
   }
   auto module = m.fn->getParentOfType<ModuleOp>();
-  SmallVector<NamedAttribute> fields{
-      b.getNamedAttr("dp", b.getI64IntegerAttr(plan.dp)),
-      b.getNamedAttr("tp", b.getI64IntegerAttr(plan.tp)),
-      b.getNamedAttr("pp", b.getI64IntegerAttr(plan.pp)),
-      b.getNamedAttr("microbatches", b.getI64IntegerAttr(plan.microbatches)),
-      b.getNamedAttr("zero", b.getI64IntegerAttr(plan.zero)),
-      b.getNamedAttr("recompute", b.getBoolAttr(plan.recompute)),
-      b.getNamedAttr("schedule",
-                     b.getStringAttr(plan.schedule == Schedule::GPipe ? "gpipe"
-                                     : plan.schedule == Schedule::OneFOneB
-                                         ? "1f1b"
-                                         : "none")),
-      b.getNamedAttr("predicted_step_seconds",
-                     b.getF64FloatAttr(plan.time.total()))};
+  StringRef schedule = plan.schedule == Schedule::GPipe      ? "gpipe"
+                       : plan.schedule == Schedule::OneFOneB ? "1f1b"
+                                                             : "none";
   if (module)
-    module->setAttr("loom.plan", b.getDictionaryAttr(fields));
+    module->setAttr(dist::kPlanAttrName,
+                    dist::PlanAttr::get(ctx, plan.dp, plan.tp, plan.pp,
+                                        plan.microbatches, plan.zero,
+                                        b.getBoolAttr(plan.recompute), schedule,
+                                        APFloat(plan.time.total())));
 }

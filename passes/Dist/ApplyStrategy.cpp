@@ -131,8 +131,8 @@ struct DistApplyStrategyPass
         if (type.getDimSize(0) != *batch)
           continue;
         std::string name = "input";
-        if (auto n =
-                fn.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "nn.name"))
+        if (auto n = fn.getArgAttrOfType<StringAttr>(arg.getArgNumber(),
+                                                     nn::kNameAttrName))
           name = ("input '" + n.getValue() + "'").str();
         if (ShapedType::isDynamic(*batch) || *batch % batchDevices != 0) {
           fn.emitError() << name << " (argument " << arg.getArgNumber()

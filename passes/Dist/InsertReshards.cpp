@@ -171,7 +171,8 @@ struct DistInsertReshardsPass
         for (unsigned i = 0; i < ret.getNumOperands(); ++i) {
           if (!isa<RankedTensorType>(ret.getOperand(i).getType()))
             continue;
-          auto want = fn.getResultAttrOfType<ShardingAttr>(i, "dist.sharding");
+          auto want =
+              fn.getResultAttrOfType<ShardingAttr>(i, dist::kShardingAttrName);
           if (!want)
             want = ShardingAttr::getReplicated(
                 ctx, meshRef,

@@ -168,14 +168,14 @@ LogicalResult partition(func::FuncOp fn, MeshOp mesh) {
       if (!whole)
         return op->emitError("cannot partition '")
                << op->getName() << "': it has no sharding rule";
-      op->removeAttr("dist.shardings");
+      op->removeAttr(dist::kShardingsAttrName);
       continue;
     }
 
     SmallVector<ShardingAttr> layouts;
     for (Value r : op->getResults())
       layouts.push_back(getRecordedSharding(r));
-    op->removeAttr("dist.shardings");
+    op->removeAttr(dist::kShardingsAttrName);
     if (op->getNumResults() == 1 && isSplit(layouts[0]) &&
         isa<nn::ParameterOp, nn::ConstantOp, nn::RangeOp>(op)) {
       Value global = op->getResult(0);

@@ -226,7 +226,8 @@ private:
     if (auto ret = dyn_cast<func::ReturnOp>(op)) {
       bool changed = false;
       for (auto [i, v] : llvm::enumerate(ret.getOperands()))
-        if (auto s = fn.getResultAttrOfType<ShardingAttr>(i, "dist.sharding")) {
+        if (auto s = fn.getResultAttrOfType<ShardingAttr>(
+                i, dist::kShardingAttrName)) {
           State want;
           want.dims.resize(s.getDims().size());
           for (auto [d, dim] : llvm::enumerate(s.getDims()))
@@ -416,10 +417,11 @@ private:
       if (!isa<RankedTensorType>(v.getType()))
         continue;
       ShardingAttr found = dist::withoutPartial(toAttr(v));
-      auto written = fn.getResultAttrOfType<ShardingAttr>(i, "dist.sharding");
+      auto written =
+          fn.getResultAttrOfType<ShardingAttr>(i, dist::kShardingAttrName);
       if (!written) {
         if (!found.isReplicated())
-          fn.setResultAttr(i, "dist.sharding", found);
+          fn.setResultAttr(i, dist::kShardingAttrName, found);
         continue;
       }
       SmallVector<DimShardingAttr> dims;
@@ -434,7 +436,7 @@ private:
           axes = more;
         dims.push_back(DimShardingAttr::get(fn.getContext(), axes, false));
       }
-      fn.setResultAttr(i, "dist.sharding",
+      fn.setResultAttr(i, dist::kShardingAttrName,
                        ShardingAttr::get(fn.getContext(), written.getMesh(),
                                          dims, written.getPartialAxes(),
                                          written.getPartialKind()));
@@ -459,12 +461,15 @@ FailureOr<MeshOp> findMesh(func::FuncOp fn) {
       seen.push_back(r.getTo());
     if (op == fn.getOperation()) {
       for (unsigned i = 0; i < fn.getNumArguments(); ++i)
-        if (auto s = fn.getArgAttrOfType<ShardingAttr>(i, "dist.sharding"))
+        if (auto s =
+                fn.getArgAttrOfType<ShardingAttr>(i, dist::kShardingAttrName))
           seen.push_back(s);
       for (unsigned i = 0; i < fn.getNumResults(); ++i)
-        if (auto s = fn.getResultAttrOfType<ShardingAttr>(i, "dist.sharding"))
+        if (auto s = fn.getResultAttrOfType<ShardingAttr>(
+                i, dist::kShardingAttrName))
           seen.push_back(s);
-    } else if (auto list = op->getAttrOfType<ArrayAttr>("dist.shardings")) {
+    } else if (auto list =
+                   op->getAttrOfType<ArrayAttr>(dist::kShardingsAttrName)) {
       for (Attribute a : list)
         if (auto s = dyn_cast<ShardingAttr>(a))
           seen.push_back(s);

@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "loom/Dialect/Dist/Sharding.h"
+#include "loom/Dialect/NN/NNDialect.h"
 #include "loom/Passes/Dist/Passes.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -143,7 +144,7 @@ struct GatherOfProducer : OpRewritePattern<AllGatherOp> {
       // Training state lives as blocks (ZeRO 3): only the block exists at
       // run time, so the gather must stay.
       if (Operation *source = take.getInput().getDefiningOp())
-        if (source->hasAttr("loom.update"))
+        if (source->hasAttr(nn::kUpdateAttrName))
           return failure();
       rewriter.replaceOp(op, take.getInput());
       eraseIfUnused(rewriter, take);

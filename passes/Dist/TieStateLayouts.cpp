@@ -35,11 +35,11 @@ struct DistTieStateLayoutsPass
         continue;
       llvm::StringMap<nn::ParameterOp> updated;
       fn.walk([&](nn::ParameterOp param) {
-        if (auto name = param->getAttrOfType<StringAttr>("loom.update"))
+        if (auto name = param->getAttrOfType<StringAttr>(nn::kUpdateAttrName))
           updated[name.getValue()] = param;
       });
       for (unsigned i = 0; i < fn.getNumResults(); ++i) {
-        auto name = fn.getResultAttrOfType<StringAttr>(i, "nn.name");
+        auto name = fn.getResultAttrOfType<StringAttr>(i, nn::kNameAttrName);
         if (!name)
           continue;
         auto it = updated.find(name.getValue());
@@ -51,7 +51,8 @@ struct DistTieStateLayoutsPass
         if (!layout)
           layout = dist::ShardingAttr::getReplicated(
               module.getContext(), meshRef, param.getType().getRank());
-        fn.setResultAttr(i, "dist.sharding", dist::withoutPartial(layout));
+        fn.setResultAttr(i, dist::kShardingAttrName,
+                         dist::withoutPartial(layout));
       }
     }
   }

@@ -120,8 +120,8 @@ LogicalResult differentiate(func::FuncOp fn, bool wrtArguments) {
   if (wrtArguments) {
     for (BlockArgument arg : fn.getArguments())
       if (isFloatTensor(arg.getType())) {
-        auto name =
-            fn.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "nn.name");
+        auto name = fn.getArgAttrOfType<StringAttr>(arg.getArgNumber(),
+                                                    nn::kNameAttrName);
         targets.push_back(
             {arg,
              name ? name.str() : "arg" + std::to_string(arg.getArgNumber())});
@@ -156,7 +156,7 @@ LogicalResult differentiate(func::FuncOp fn, bool wrtArguments) {
     if (resultAttrs[i])
       fn.setResultAttrs(i, resultAttrs[i]);
   for (auto [i, target] : llvm::enumerate(targets))
-    fn.setResultAttr(first + i, "nn.name",
+    fn.setResultAttr(first + i, nn::kNameAttrName,
                      b.getStringAttr("grad:" + target.second));
   return success();
 }

@@ -33,9 +33,6 @@ using namespace loom;
 
 namespace {
 
-constexpr const char *kUpdateAttr = "loom.update";
-constexpr const char *kInitAttr = "loom.init";
-
 bool isFloatTensor(Type t) {
   auto rt = dyn_cast<RankedTensorType>(t);
   return rt && isa<FloatType>(rt.getElementType());
@@ -125,7 +122,7 @@ struct NNBuildTrainingStepPass
     auto outputNames = [&] {
       std::string text;
       for (unsigned i = 0; i < fn.getNumResults(); ++i) {
-        auto name = fn.getResultAttrOfType<StringAttr>(i, "nn.name");
+        auto name = fn.getResultAttrOfType<StringAttr>(i, nn::kNameAttrName);
         text += (i ? ", " : "") +
                 (name ? name.str() : "output" + std::to_string(i));
       }
@@ -133,7 +130,7 @@ struct NNBuildTrainingStepPass
     };
     auto findResult = [&](StringRef name) -> Value {
       for (unsigned i = 0; i < fn.getNumResults(); ++i) {
-        auto n = fn.getResultAttrOfType<StringAttr>(i, "nn.name");
+        auto n = fn.getResultAttrOfType<StringAttr>(i, nn::kNameAttrName);
         if ((n && n.getValue() == name) ||
             (!n && name == "output" + std::to_string(i)))
           return ret.getOperand(i);
@@ -178,21 +175,21 @@ struct NNBuildTrainingStepPass
              << logits << "' must be a float tensor of static shape with the "
              << "classes last, not " << x.getType();
     for (unsigned i = 0; i < fn.getNumArguments(); ++i)
-      if (auto n = fn.getArgAttrOfType<StringAttr>(i, "nn.name"))
+      if (auto n = fn.getArgAttrOfType<StringAttr>(i, nn::kNameAttrName))
         if (n.getValue() == labels)
           return fn.emitError("--labels: the model already has an input '")
                  << labels << "'; name the labels input otherwise";
     auto labelsType = RankedTensorType::get(type.getShape().drop_back(),
                                             b.getIntegerType(64));
     unsigned index = fn.getNumArguments();
-    fn.insertArgument(
-        index, labelsType,
-        b.getDictionaryAttr(b.getNamedAttr("nn.name", b.getStringAttr(labels))),
-        loc);
+    fn.insertArgument(index, labelsType,
+                      b.getDictionaryAttr(b.getNamedAttr(
+                          nn::kNameAttrName, b.getStringAttr(labels))),
+                      loc);
     // The labels share the batch with the inputs: take their layout.
     for (unsigned i = 0; i < index && labelsType.getRank() > 0; ++i) {
       auto sharding =
-          fn.getArgAttrOfType<dist::ShardingAttr>(i, "dist.sharding");
+          fn.getArgAttrOfType<dist::ShardingAttr>(i, dist::kShardingAttrName);
       auto argType = dyn_cast<RankedTensorType>(fn.getArgument(i).getType());
       if (!sharding || !argType || argType.getRank() == 0 ||
           argType.getDimSize(0) != labelsType.getDimSize(0))
@@ -200,7 +197,7 @@ struct NNBuildTrainingStepPass
       SmallVector<dist::DimShardingAttr> dims{sharding.getDims()[0]};
       for (int64_t d = 1; d < labelsType.getRank(); ++d)
         dims.push_back(dist::DimShardingAttr::get(b.getContext(), {}, false));
-      fn.setArgAttr(index, "dist.sharding",
+      fn.setArgAttr(index, dist::kShardingAttrName,
                     dist::ShardingAttr::get(b.getContext(), sharding.getMesh(),
                                             dims, {}, ReductionKind::Sum));
       break;
@@ -331,10 +328,10 @@ struct NNBuildTrainingStepPass
     // The scalars the runtime passes every step.
     auto addScalar = [&](StringRef name) {
       unsigned i = fn.getNumArguments();
-      fn.insertArgument(
-          i, scalarType,
-          b.getDictionaryAttr(b.getNamedAttr("nn.name", b.getStringAttr(name))),
-          loc);
+      fn.insertArgument(i, scalarType,
+                        b.getDictionaryAttr(b.getNamedAttr(
+                            nn::kNameAttrName, b.getStringAttr(name))),
+                        loc);
       return fn.getArgument(i);
     };
     Value lrArg = addScalar("train.lr");
@@ -402,7 +399,7 @@ struct NNBuildTrainingStepPass
           t.param.getLoc(), type, b.getStringAttr(prefix + t.name),
           DenseElementsAttr::get(type,
                                  b.getFloatAttr(type.getElementType(), 0)));
-      op->setAttr(kInitAttr, b.getStringAttr("zeros"));
+      op->setAttr(nn::kZeroInitAttrName, b.getUnitAttr());
       annotateState(module, op, t.param);
       return op;
     };
@@ -457,7 +454,8 @@ struct NNBuildTrainingStepPass
     for (auto &[name, value] : updates) {
       results.push_back(value);
       names.push_back("update:" + name);
-      stateOps[name]->setAttr(kUpdateAttr, b.getStringAttr(names.back()));
+      stateOps[name]->setAttr(nn::kUpdateAttrName,
+                              b.getStringAttr(names.back()));
     }
     b.create<func::ReturnOp>(ret.getLoc(), results);
     ret.erase();
@@ -468,78 +466,45 @@ struct NNBuildTrainingStepPass
     SmallVector<DictionaryAttr> resultAttrs;
     for (const std::string &name : names)
       resultAttrs.push_back(b.getDictionaryAttr(
-          b.getNamedAttr("nn.name", b.getStringAttr(name))));
+          b.getNamedAttr(nn::kNameAttrName, b.getStringAttr(name))));
     fn.setAllResultAttrs(resultAttrs);
 
     // What the runtime needs.
-    SmallVector<NamedAttribute> training;
-    auto set = [&](StringRef key, Attribute value) {
-      training.push_back(b.getNamedAttr(key, value));
-    };
-    set("loss", b.getStringAttr("loss"));
-    set("grad_norm", b.getStringAttr("train.grad_norm"));
-    SmallVector<NamedAttribute> opt{
-        b.getNamedAttr("kind", b.getStringAttr(optimizer)),
-        b.getNamedAttr("lr", b.getF64FloatAttr(lr)),
-        b.getNamedAttr("weight_decay", b.getF64FloatAttr(weightDecay))};
-    if (optimizer == "sgd") {
-      opt.push_back(b.getNamedAttr("momentum", b.getF64FloatAttr(momentum)));
-    } else {
-      opt.push_back(b.getNamedAttr("beta1", b.getF64FloatAttr(beta1)));
-      opt.push_back(b.getNamedAttr("beta2", b.getF64FloatAttr(beta2)));
-      opt.push_back(b.getNamedAttr("eps", b.getF64FloatAttr(eps)));
-    }
-    set("optimizer", b.getDictionaryAttr(opt));
-    set("lr_schedule",
-        b.getDictionaryAttr(
-            {b.getNamedAttr("kind", b.getStringAttr(lrSchedule)),
-             b.getNamedAttr("warmup", b.getI64IntegerAttr(warmup)),
-             b.getNamedAttr("decay_steps", b.getI64IntegerAttr(decaySteps)),
-             b.getNamedAttr("min_lr", b.getF64FloatAttr(minLr))}));
-    set("grad_accum", b.getI64IntegerAttr(gradAccum));
-    if (clipGradNorm > 0)
-      set("clip_grad_norm", b.getF64FloatAttr(clipGradNorm));
-    set("zero", b.getI64IntegerAttr(zero));
-    SmallVector<NamedAttribute> scalars{
-        b.getNamedAttr("train.lr", b.getStringAttr("lr")),
-        b.getNamedAttr("train.loss_scale", b.getStringAttr("loss_scale"))};
-    if (optimizer == "adamw") {
-      scalars.push_back(b.getNamedAttr("train.bias_correction1",
-                                       b.getStringAttr("bias_correction1")));
-      scalars.push_back(b.getNamedAttr("train.bias_correction2",
-                                       b.getStringAttr("bias_correction2")));
-    }
-    set("scalars", b.getDictionaryAttr(scalars));
     SmallVector<Attribute> data;
-    int64_t batch = -1, tokens = -1;
+    int64_t batch = 0, tokens = 0;
     for (unsigned i = 0; i < numDataInputs; ++i) {
-      auto name = fn.getArgAttrOfType<StringAttr>(i, "nn.name");
+      auto name = fn.getArgAttrOfType<StringAttr>(i, nn::kNameAttrName);
       data.push_back(name ? name
                           : b.getStringAttr("input" + std::to_string(i)));
       auto type = dyn_cast<RankedTensorType>(fn.getArgument(i).getType());
-      if (type && type.getRank() > 0 && batch < 0)
+      if (type && type.getRank() > 0 && batch <= 0)
         batch = type.getDimSize(0);
       if (type && type.getRank() == 2 &&
-          isa<IntegerType>(type.getElementType()) && tokens < 0)
+          isa<IntegerType>(type.getElementType()) && tokens <= 0)
         tokens = type.getDimSize(1);
     }
-    set("data_inputs", b.getArrayAttr(data));
-    if (loss == "cross_entropy") {
-      set("labels", b.getStringAttr(labels));
-      set("num_classes", b.getI64IntegerAttr(numClasses));
-    }
-    if (batch > 0)
-      set("batch", b.getI64IntegerAttr(batch));
-    if (tokens > 0)
-      set("tokens_per_example", b.getI64IntegerAttr(tokens));
     double flops = 0;
     fn.walk([&](CostOpInterface op) {
       FailureOr<OpCost> cost = op.getCost();
       if (succeeded(cost))
         flops += cost->flops;
     });
-    set("flops_per_step", b.getF64FloatAttr(flops));
-    module->setAttr("loom.training", b.getDictionaryAttr(training));
+    bool sgd = optimizer == "sgd";
+    bool crossEntropy = loss == "cross_entropy";
+    auto f64 = [](double v) { return APFloat(v); };
+    auto training = nn::TrainingAttr::get(
+        ctx, "loss", "train.grad_norm",
+        sgd ? nn::Optimizer::SGD : nn::Optimizer::AdamW, f64(lr),
+        f64(weightDecay), f64(sgd ? momentum : 0.0), f64(sgd ? 0.0 : beta1),
+        f64(sgd ? 0.0 : beta2), f64(sgd ? 0.0 : eps),
+        lrSchedule == "cosine" ? nn::LRSchedule::Cosine
+                               : nn::LRSchedule::Constant,
+        warmup, decaySteps, f64(minLr), gradAccum,
+        f64(clipGradNorm > 0 ? clipGradNorm : 0.0), zero, b.getArrayAttr(data),
+        crossEntropy ? StringRef(labels) : StringRef(),
+        crossEntropy ? numClasses : 0, std::max<int64_t>(batch, 0),
+        std::max<int64_t>(tokens, 0), f64(flops));
+    module->setAttr(nn::kTrainingAttrName, training);
     return success();
   }
 

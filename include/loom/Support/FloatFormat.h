@@ -3,6 +3,7 @@
 #ifndef LOOM_SUPPORT_FLOATFORMAT_H
 #define LOOM_SUPPORT_FLOATFORMAT_H
 
+#include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/APFloat.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -13,6 +14,12 @@ namespace loom {
 /// so parsers of such literals accept integers too. NaN and infinities print
 /// as MLIR's hexadecimal float form.
 void printShortestFloat(llvm::raw_ostream &os, const llvm::APFloat &value);
+
+/// Parses a number (integer or float) as a double: the parser of the f64
+/// parameters of Loom's attributes.
+mlir::FailureOr<llvm::APFloat> parseF64(mlir::AsmParser &parser);
+/// Prints a double in the shortest form that reads back exactly.
+void printF64(mlir::AsmPrinter &printer, const llvm::APFloat &value);
 
 } // namespace loom
 

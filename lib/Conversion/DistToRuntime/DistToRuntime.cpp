@@ -83,8 +83,8 @@ public:
       SmallVector<Attribute> list;
       for (ArrayAttr g : groups)
         list.push_back(g);
-      module->setAttr("loom.comm_groups", b.getArrayAttr(list));
-      module->setAttr("loom.collectives", b.getArrayAttr(calls));
+      module->setAttr(kCommGroupsAttrName, b.getArrayAttr(list));
+      module->setAttr(kCollectivesAttrName, b.getArrayAttr(calls));
     }
     return success();
   }
@@ -194,11 +194,8 @@ private:
         loc, out, dst, /*restrict=*/true, /*writable=*/true);
     op->getResult(0).replaceAllUsesWith(result);
     op->erase();
-    calls.push_back(b.getDictionaryAttr(
-        {b.getNamedAttr("kind", b.getStringAttr(kind)),
-         b.getNamedAttr("group", b.getI64IntegerAttr(group)),
-         b.getNamedAttr("bytes",
-                        b.getI64IntegerAttr(in.getNumElements() * es))}));
+    calls.push_back(CollectiveCallAttr::get(b.getContext(), kind, group,
+                                            in.getNumElements() * es));
     return success();
   }
 

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "loom/Conversion/Passes.h"
+#include "loom/Dialect/NN/NNDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -122,7 +123,7 @@ Value transposedSource(Operation *op, Value operand) {
   return view;
 }
 
-/// Whether `v` views a function argument marked `loom.parameter`: data that
+/// Whether `v` views a function argument marked `nn.immutable`: data that
 /// stays unchanged at its address while the program is loaded.
 bool viewsParameter(Value v) {
   while (Operation *def = v.getDefiningOp()) {
@@ -134,7 +135,7 @@ bool viewsParameter(Value v) {
   auto arg = cast<BlockArgument>(v);
   auto fn = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
   return fn && arg.getOwner()->isEntryBlock() &&
-         fn.getArgAttr(arg.getArgNumber(), "loom.parameter");
+         fn.getArgAttr(arg.getArgNumber(), loom::nn::kImmutableAttrName);
 }
 
 struct ConvertLinalgToKernels

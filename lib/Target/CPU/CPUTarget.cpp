@@ -367,7 +367,7 @@ std::string rawBytes(ElementsAttr attr) {
 
 StringRef nameAttrOf(DictionaryAttr attrs) {
   if (attrs)
-    if (auto name = attrs.getAs<StringAttr>("nn.name"))
+    if (auto name = attrs.getAs<StringAttr>(nn::kNameAttrName))
       return name.getValue();
   return "";
 }
@@ -466,7 +466,8 @@ LogicalResult prepareEntry(func::FuncOp fn, SmallVectorImpl<TensorSpec> &params,
       DictionaryAttr attrs =
           isArg ? fn.getArgAttrDict(i) : fn.getResultAttrDict(i);
       if (attrs)
-        if (auto sharding = attrs.getAs<dist::ShardingAttr>("dist.sharding"))
+        if (auto sharding =
+                attrs.getAs<dist::ShardingAttr>(dist::kShardingAttrName))
           setSharding(spec, sharding, fn);
       specs.push_back(spec);
     }
@@ -498,9 +499,8 @@ LogicalResult prepareEntry(func::FuncOp fn, SmallVectorImpl<TensorSpec> &params,
         spec.sharding = shard->first;
         spec.globalType = rt;
       }
-      if (auto init = op->getAttrOfType<StringAttr>("loom.init"))
-        spec.zeroInit = init.getValue() == "zeros";
-      if (auto update = op->getAttrOfType<StringAttr>("loom.update"))
+      spec.zeroInit = op->hasAttr(nn::kZeroInitAttrName);
+      if (auto update = op->getAttrOfType<StringAttr>(nn::kUpdateAttrName))
         spec.update = update.str();
       if (spec.zeroInit)
         spec.nbytes = 0;
@@ -530,9 +530,10 @@ LogicalResult prepareEntry(func::FuncOp fn, SmallVectorImpl<TensorSpec> &params,
   }
   // Layouts are in the specs now; bufferized types cannot carry them.
   for (unsigned i = 0; i < fn.getNumArguments(); ++i)
-    fn.removeArgAttr(i, "dist.sharding");
+    fn.removeArgAttr(i, dist::kShardingAttrName);
   for (unsigned i = 0; i < fn.getNumResults(); ++i)
-    fn.removeResultAttr(i, StringAttr::get(fn.getContext(), "dist.sharding"));
+    fn.removeResultAttr(
+        i, StringAttr::get(fn.getContext(), dist::kShardingAttrName));
   fn->removeAttr(dist::kSPMDAttrName);
   // The program never writes its parameters and inputs (they may be
   // read-only mappings); bufferization must copy before writing.
@@ -544,7 +545,7 @@ LogicalResult prepareEntry(func::FuncOp fn, SmallVectorImpl<TensorSpec> &params,
   // a training step updates change between runs and must not be.
   for (unsigned i = 0; i < params.size(); ++i)
     if (params[i].update.empty())
-      fn.setArgAttr(i, "loom.parameter", UnitAttr::get(fn.getContext()));
+      fn.setArgAttr(i, nn::kImmutableAttrName, UnitAttr::get(fn.getContext()));
 
   // Constants backed by resource blobs become plain dense attributes, which
   // the LLVM translation emits as globals.
@@ -853,30 +854,58 @@ LogicalResult writeFile(StringRef path, StringRef data, Location loc) {
   return success();
 }
 
-/// An attribute as JSON: strings, numbers, bools, arrays, dictionaries.
-void writeJSON(llvm::json::OStream &j, Attribute a) {
-  if (auto d = dyn_cast<DictionaryAttr>(a))
-    return j.object([&] {
-      for (NamedAttribute n : d) {
-        j.attributeBegin(n.getName().getValue());
-        writeJSON(j, n.getValue());
-        j.attributeEnd();
+/// The manifest's `training` object (docs/Training.md), keys sorted as the
+/// runtime's tests read them.
+void writeTraining(llvm::json::OStream &j, nn::TrainingAttr t) {
+  auto number = [&](StringRef key, const APFloat &v) {
+    j.attribute(key, v.convertToDouble());
+  };
+  bool sgd = t.getOptimizer() == nn::Optimizer::SGD;
+  j.object([&] {
+    if (t.getBatch() > 0)
+      j.attribute("batch", t.getBatch());
+    if (!t.getClipGradNorm().isZero())
+      number("clip_grad_norm", t.getClipGradNorm());
+    j.attributeArray("data_inputs", [&] {
+      for (Attribute name : t.getDataInputs())
+        j.value(cast<StringAttr>(name).getValue());
+    });
+    number("flops_per_step", t.getFlopsPerStep());
+    j.attribute("grad_accum", t.getGradAccum());
+    j.attribute("grad_norm", t.getGradNorm());
+    if (!t.getLabels().empty())
+      j.attribute("labels", t.getLabels());
+    j.attribute("loss", t.getLoss());
+    j.attributeObject("lr_schedule", [&] {
+      j.attribute("decay_steps", t.getDecaySteps());
+      j.attribute("kind", nn::stringifyLRSchedule(t.getLrSchedule()));
+      number("min_lr", t.getMinLr());
+      j.attribute("warmup", t.getWarmup());
+    });
+    if (!t.getLabels().empty())
+      j.attribute("num_classes", t.getNumClasses());
+    j.attributeObject("optimizer", [&] {
+      if (!sgd) {
+        number("beta1", t.getBeta1());
+        number("beta2", t.getBeta2());
+        number("eps", t.getEps());
       }
+      j.attribute("kind", nn::stringifyOptimizer(t.getOptimizer()));
+      number("lr", t.getLr());
+      if (sgd)
+        number("momentum", t.getMomentum());
+      number("weight_decay", t.getWeightDecay());
     });
-  if (auto arr = dyn_cast<ArrayAttr>(a))
-    return j.array([&] {
-      for (Attribute e : arr)
-        writeJSON(j, e);
+    j.attributeObject("scalars", [&] {
+      auto scalars = t.getScalarInputs();
+      llvm::sort(scalars);
+      for (auto [input, key] : scalars)
+        j.attribute(input, key);
     });
-  if (auto str = dyn_cast<StringAttr>(a))
-    return j.value(str.getValue());
-  if (auto b = dyn_cast<BoolAttr>(a))
-    return j.value(b.getValue());
-  if (auto i = dyn_cast<IntegerAttr>(a))
-    return j.value(i.getInt());
-  if (auto f = dyn_cast<FloatAttr>(a))
-    return j.value(f.getValueAsDouble());
-  j.value(nullptr);
+    if (t.getTokensPerExample() > 0)
+      j.attribute("tokens_per_example", t.getTokensPerExample());
+    j.attribute("zero", t.getZero());
+  });
 }
 
 std::string manifestJSON(ModuleOp module, ArrayRef<TensorSpec> params,
@@ -924,7 +953,8 @@ std::string manifestJSON(ModuleOp module, ArrayRef<TensorSpec> params,
     // Version 2 adds the mesh; single-device artifacts stay readable by
     // older runtimes.
     // 3 adds training state.
-    auto training = module->getAttrOfType<DictionaryAttr>("loom.training");
+    auto training =
+        module->getAttrOfType<nn::TrainingAttr>(nn::kTrainingAttrName);
     j.attribute("format_version", training ? 3
                                   : mesh   ? 2
                                            : kArtifactFormatVersion);
@@ -954,7 +984,8 @@ std::string manifestJSON(ModuleOp module, ArrayRef<TensorSpec> params,
         });
       });
       j.attributeArray("groups", [&] {
-        if (auto groups = module->getAttrOfType<ArrayAttr>("loom.comm_groups"))
+        if (auto groups =
+                module->getAttrOfType<ArrayAttr>(dist::kCommGroupsAttrName))
           for (Attribute g : groups)
             j.array([&] {
               for (Attribute a : cast<ArrayAttr>(g))
@@ -962,13 +993,14 @@ std::string manifestJSON(ModuleOp module, ArrayRef<TensorSpec> params,
             });
       });
       j.attributeArray("collectives", [&] {
-        if (auto calls = module->getAttrOfType<ArrayAttr>("loom.collectives"))
+        if (auto calls =
+                module->getAttrOfType<ArrayAttr>(dist::kCollectivesAttrName))
           for (Attribute c : calls) {
-            auto d = cast<DictionaryAttr>(c);
+            auto call = cast<dist::CollectiveCallAttr>(c);
             j.object([&] {
-              j.attribute("kind", d.getAs<StringAttr>("kind").getValue());
-              j.attribute("group", d.getAs<IntegerAttr>("group").getInt());
-              j.attribute("bytes", d.getAs<IntegerAttr>("bytes").getInt());
+              j.attribute("kind", call.getKind());
+              j.attribute("group", call.getGroup());
+              j.attribute("bytes", call.getBytes());
             });
           }
       });
@@ -989,7 +1021,7 @@ std::string manifestJSON(ModuleOp module, ArrayRef<TensorSpec> params,
     });
     if (training) {
       j.attributeBegin("training");
-      writeJSON(j, training);
+      writeTraining(j, training);
       j.attributeEnd();
     }
   });

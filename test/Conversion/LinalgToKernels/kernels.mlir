@@ -253,7 +253,7 @@ func.func @batched_zero_fill(%a: memref<3x4x16xf32>, %b: memref<3x16x8xf32>, %c:
 
 // -----
 
-// A B operand that views an argument marked `loom.parameter` (a weight the
+// A B operand that views an argument marked `nn.immutable` (a weight the
 // CPU target passes in; it never changes while the program is loaded) goes
 // to the kernel that may keep B packed between calls, through views too.
 // Other arguments, and batched or f64 matmuls, use the plain kernels.
@@ -264,7 +264,7 @@ func.func @batched_zero_fill(%a: memref<3x4x16xf32>, %b: memref<3x16x8xf32>, %c:
 // CHECK:         call @loom_kernel_gemm_const_b_f32(
 // CHECK:         call @loom_kernel_gemm_f32(
 // CHECK:         return
-func.func @parameter_b(%w: memref<16x8xf32> {loom.parameter}, %x: memref<32x16xf32>, %c: memref<32x8xf32>, %d: memref<32x4xf32>, %e: memref<32x16xf32>) {
+func.func @parameter_b(%w: memref<16x8xf32> {nn.immutable}, %x: memref<32x16xf32>, %c: memref<32x8xf32>, %d: memref<32x4xf32>, %e: memref<32x16xf32>) {
   linalg.matmul ins(%x, %w : memref<32x16xf32>, memref<16x8xf32>) outs(%c : memref<32x8xf32>)
   %half = memref.subview %w[0, 0] [16, 4] [1, 1] : memref<16x8xf32> to memref<16x4xf32, strided<[8, 1]>>
   linalg.matmul ins(%x, %half : memref<32x16xf32>, memref<16x4xf32, strided<[8, 1]>>) outs(%d : memref<32x4xf32>)

@@ -212,9 +212,66 @@ func.func @op_sharding(%x: tensor<4xf32>) {
 // -----
 
 func.func @op_unknown(%x: tensor<4xf32>) {
-  // expected-error@+1 {{unknown dist attribute 'dist.stage'}}
-  %0 = nn.relu %x {dist.stage = 1} : tensor<4xf32>
+  // expected-error@+1 {{unknown dist attribute 'dist.place'}}
+  %0 = nn.relu %x {dist.place = 1} : tensor<4xf32>
   return
+}
+
+// -----
+
+func.func @negative_stage(%x: tensor<4xf32>) {
+  // expected-error@+1 {{'dist.stage' must be a non-negative integer}}
+  %0 = nn.relu %x {dist.stage = -1} : tensor<4xf32>
+  return
+}
+
+// -----
+
+// expected-error@+1 {{'dist.plan' belongs on the module}}
+func.func @plan_on_function() attributes {dist.plan = #dist.plan<dp = 1, tp = 1, pp = 1, microbatches = 1, zero = 0, recompute = false, schedule = "none", predicted_step_seconds = 1>} {
+  return
+}
+
+// -----
+
+// expected-error@+1 {{'dist.plan' must be a #dist.plan}}
+module attributes {dist.plan = {dp = 2}} {
+}
+
+// -----
+
+// expected-error@+1 {{unknown pipeline schedule 'zigzag' (expected none, gpipe or 1f1b)}}
+module attributes {dist.plan = #dist.plan<dp = 1, tp = 1, pp = 2, microbatches = 4, zero = 0, recompute = false, schedule = "zigzag", predicted_step_seconds = 1>} {
+}
+
+// -----
+
+// expected-error@+1 {{dp, tp, pp and microbatches must be positive}}
+module attributes {dist.plan = #dist.plan<dp = 0, tp = 1, pp = 1, microbatches = 1, zero = 0, recompute = false, schedule = "none", predicted_step_seconds = 1>} {
+}
+
+// -----
+
+// expected-error@+1 {{zero must be 0, 1, 2 or 3}}
+module attributes {dist.plan = #dist.plan<dp = 2, tp = 1, pp = 1, microbatches = 1, zero = 4, recompute = false, schedule = "none", predicted_step_seconds = 1>} {
+}
+
+// -----
+
+// expected-error@+1 {{'dist.collectives' must be an array of #dist.call}}
+module attributes {dist.collectives = [{kind = "all_reduce"}]} {
+}
+
+// -----
+
+// expected-error@+1 {{group and bytes must not be negative}}
+module attributes {dist.collectives = [#dist.call<"all_reduce", group = -1, bytes = 4>]} {
+}
+
+// -----
+
+// expected-error@+1 {{'dist.comm_groups' must be an array of arrays of axis names}}
+module attributes {dist.comm_groups = [["dp"], [1]]} {
 }
 
 // -----

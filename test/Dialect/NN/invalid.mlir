@@ -886,3 +886,93 @@ llvm.func @weightless_llvm(f32 {nn.parameter = "w"})
 
 // expected-error@+1 {{unknown nn attribute 'nn.parameter' on result #0}}
 func.func private @weightless_result() -> (tensor<4xf32> {nn.parameter = "w"})
+
+// -----
+
+// expected-error@+1 {{'nn.immutable' on argument #0 is a unit attribute}}
+func.func private @immutable_kind(tensor<4xf32> {nn.immutable = 1})
+
+// -----
+
+func.func @update_misplaced(%x: tensor<4xf32>) {
+  // expected-error@+1 {{'nn.update' belongs on nn.parameter ops}}
+  %0 = nn.relu %x {nn.update = "update:x"} : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @update_empty() {
+  // expected-error@+1 {{'nn.update' must name the result that replaces the parameter}}
+  %0 = nn.parameter "w" {nn.update = ""} = dense<0.0> : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @zero_init_misplaced(%x: tensor<4xf32>) {
+  // expected-error@+1 {{'nn.zero_init' belongs on nn.parameter ops}}
+  %0 = nn.relu %x {nn.zero_init} : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @zero_init_kind() {
+  // expected-error@+1 {{'nn.zero_init' is a unit attribute}}
+  %0 = nn.parameter "m" {nn.zero_init = "zeros"} = dense<0.0> : tensor<4xf32>
+  return
+}
+
+// -----
+
+// expected-error@+1 {{'nn.training' belongs on the module}}
+func.func @training_on_function() attributes {nn.training = #nn.training<loss = "loss", grad_norm = "n", optimizer = sgd, lr = 0.1, lr_schedule = constant, data_inputs = []>} {
+  return
+}
+
+// -----
+
+// expected-error@+1 {{'nn.training' must be a #nn.training}}
+module attributes {nn.training = {loss = "loss"}} {
+}
+
+// -----
+
+// expected-error@+1 {{the learning rate must be positive}}
+module attributes {nn.training = #nn.training<loss = "loss", grad_norm = "n", optimizer = sgd, lr = 0, lr_schedule = constant, data_inputs = []>} {
+}
+
+// -----
+
+// expected-error@+1 {{a training step names its loss and gradient-norm results}}
+module attributes {nn.training = #nn.training<loss = "", grad_norm = "n", optimizer = sgd, lr = 0.1, lr_schedule = constant, data_inputs = []>} {
+}
+
+// -----
+
+// expected-error@+1 {{grad_accum must be positive and zero in [0, 3]}}
+module attributes {nn.training = #nn.training<loss = "l", grad_norm = "n", optimizer = adamw, lr = 0.1, lr_schedule = constant, grad_accum = 0, data_inputs = []>} {
+}
+
+// -----
+
+// expected-error@+1 {{data_inputs must be an array of input names}}
+module attributes {nn.training = #nn.training<loss = "l", grad_norm = "n", optimizer = adamw, lr = 0.1, lr_schedule = constant, data_inputs = [1]>} {
+}
+
+// -----
+
+func.func @name_on_op(%x: tensor<4xf32>) {
+  // expected-error@+1 {{'nn.name' belongs on function arguments or results}}
+  %0 = nn.relu %x {nn.name = "y"} : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @unknown_op_attr(%x: tensor<4xf32>) {
+  // expected-error@+1 {{unknown nn attribute 'nn.colour'}}
+  %0 = nn.relu %x {nn.colour = "red"} : tensor<4xf32>
+  return
+}

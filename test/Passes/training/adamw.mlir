@@ -2,16 +2,12 @@
 
 // Cross entropy against a new integer input, clipping by the global norm and
 // AdamW as torch.optim.AdamW computes it.
-// CHECK: clip_grad_norm = 1.000000e+00 : f64
-// CHECK-SAME: data_inputs = ["x", "y"]
-// CHECK-SAME: labels = "y"
-// CHECK-SAME: lr_schedule = {decay_steps = 100 : i64, kind = "cosine", min_lr = 0.000000e+00 : f64, warmup = 10 : i64}
-// CHECK-SAME: scalars = {train.bias_correction1 = "bias_correction1", train.bias_correction2 = "bias_correction2", train.loss_scale = "loss_scale", train.lr = "lr"}
+// CHECK: nn.training = #nn.training<loss = "loss", grad_norm = "train.grad_norm", optimizer = adamw, lr = 0.001, weight_decay = 0.1, beta1 = 0.9, beta2 = 0.999, eps = 1.0E-8, lr_schedule = cosine, warmup = 10, decay_steps = 100, clip_grad_norm = 1, data_inputs = ["x", "y"], labels = "y", num_classes = 3, batch = 8, flops_per_step = {{[0-9]+}}>
 // CHECK: func.func @main(%[[X:.*]]: tensor<8x4xf32> {nn.name = "x"}, %[[Y:.*]]: tensor<8xi64> {nn.name = "y"}, %[[LR:.*]]: tensor<f32> {nn.name = "train.lr"}, %{{.*}}: tensor<f32> {nn.name = "train.loss_scale"}, %[[BC1:.*]]: tensor<f32> {nn.name = "train.bias_correction1"}, %[[BC2:.*]]: tensor<f32> {nn.name = "train.bias_correction2"})
 // CHECK-SAME: tensor<4x3xf32> {nn.name = "update:adamw.m:w"}, tensor<4x3xf32> {nn.name = "update:adamw.v:w"}, tensor<4x3xf32> {nn.name = "update:w"})
-// CHECK-DAG: %[[M:.*]] = nn.parameter "adamw.m:w" {loom.init = "zeros"
-// CHECK-DAG: %[[V:.*]] = nn.parameter "adamw.v:w" {loom.init = "zeros"
-// CHECK-DAG: %[[W:.*]] = nn.parameter "w" {loom.update = "update:w"}
+// CHECK-DAG: %[[M:.*]] = nn.parameter "adamw.m:w" {nn.update = "update:adamw.m:w", nn.zero_init}
+// CHECK-DAG: %[[V:.*]] = nn.parameter "adamw.v:w" {nn.update = "update:adamw.v:w", nn.zero_init}
+// CHECK-DAG: %[[W:.*]] = nn.parameter "w" {nn.update = "update:w"}
 // The loss: sums over the positions whose label is not -100.
 // CHECK: %[[LOGP:.*]] = nn.log_softmax %{{.*}} axis = 1
 // CHECK: nn.compare eq

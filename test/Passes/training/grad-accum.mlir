@@ -5,7 +5,7 @@
 // each is differentiated on its own (its activations die before the next
 // starts), the gradients add up with seeds loss_scale / 2, and the loss is
 // the mean of the two.
-// CHECK: batch = 16 : i64
+// CHECK: grad_accum = 2, data_inputs = ["x"], batch = 16
 // CHECK: func.func @main(%[[X:.*]]: tensor<16x4xf32> {nn.name = "x"}
 // CHECK: %[[R:.*]] = nn.reshape %[[X]] [8, 2, 4] : tensor<16x4xf32> -> tensor<8x2x4xf32>
 // CHECK: nn.slice %[[R]] offsets = [0, 0, 0] sizes = [8, 1, 4]

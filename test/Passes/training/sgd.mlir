@@ -4,11 +4,11 @@
 // the scalars lr and loss_scale, returns loss, grad norm and one update per
 // trained tensor (the momentum buffer is new zero-initialised state); a
 // frozen parameter gets no gradient and no update.
-// CHECK: module attributes {loom.training = {batch = 8 : i64, data_inputs = ["x"], flops_per_step = {{.*}}, grad_accum = 1 : i64, grad_norm = "train.grad_norm", loss = "loss", lr_schedule = {decay_steps = 0 : i64, kind = "constant", min_lr = 0.000000e+00 : f64, warmup = 0 : i64}, optimizer = {kind = "sgd", lr = 5.000000e-01 : f64, momentum = 9.000000e-01 : f64, weight_decay = 1.000000e-02 : f64}, scalars = {train.loss_scale = "loss_scale", train.lr = "lr"}, zero = 0 : i64}}
+// CHECK: module attributes {nn.training = #nn.training<loss = "loss", grad_norm = "train.grad_norm", optimizer = sgd, lr = 0.5, weight_decay = 0.01, momentum = 0.9, lr_schedule = constant, data_inputs = ["x"], batch = 8, flops_per_step = {{[0-9]+}}>}
 // CHECK: func.func @main(%[[X:.*]]: tensor<8x4xf32> {nn.name = "x"}, %[[LR:.*]]: tensor<f32> {nn.name = "train.lr"}, %[[SCALE:.*]]: tensor<f32> {nn.name = "train.loss_scale"})
 // CHECK-SAME: -> (tensor<f32> {nn.name = "loss"}, tensor<f32> {nn.name = "train.grad_norm"}, tensor<4x2xf32> {nn.name = "update:sgd.momentum:w"}, tensor<4x2xf32> {nn.name = "update:w"})
-// CHECK-DAG: %[[W:.*]] = nn.parameter "w" {loom.update = "update:w"}
-// CHECK-DAG: %[[BUF:.*]] = nn.parameter "sgd.momentum:w" {loom.init = "zeros", loom.update = "update:sgd.momentum:w"} = dense<0.000000e+00> : tensor<4x2xf32>
+// CHECK-DAG: %[[W:.*]] = nn.parameter "w" {nn.update = "update:w"}
+// CHECK-DAG: %[[BUF:.*]] = nn.parameter "sgd.momentum:w" {nn.update = "update:sgd.momentum:w", nn.zero_init} = dense<0.000000e+00> : tensor<4x2xf32>
 // CHECK-DAG: nn.parameter "frozen" = dense<1.000000e+00> : tensor<2xf32>
 // The gradient, unscaled, then its norm.
 // CHECK: %[[G:.*]] = nn.mul %{{.*}}, %{{.*}} : tensor<4x2xf32>, tensor<f32>

@@ -10,21 +10,34 @@
 
 #include "dist/DistEnums.h.inc"
 
-namespace loom::dist {
-/// Parses a number (integer or float) as a double.
-mlir::FailureOr<llvm::APFloat> parseF64(mlir::AsmParser &parser);
-/// Prints a double in the shortest form that reads back exactly.
-void printF64(mlir::AsmPrinter &printer, const llvm::APFloat &value);
-
-/// Marks a function as partitioned (`-dist-partition`): its values have
-/// per-device types, and the `dist.sharding` of its arguments and results
-/// says which block of the global tensor each device holds.
-constexpr llvm::StringLiteral kSPMDAttrName = "dist.spmd";
-} // namespace loom::dist
+namespace loom::dist {} // namespace loom::dist
 
 #define GET_ATTRDEF_CLASSES
 #include "dist/DistAttrs.h.inc"
 
 #include "dist/DistDialect.h.inc"
+
+namespace loom::dist {
+/// The names of the dialect's discardable attributes (DistBase.td), for
+/// function argument and result attributes and lookups without a dialect
+/// instance.
+inline constexpr llvm::StringLiteral kShardingAttrName =
+    DistDialect::ShardingAttrHelper::getNameStr();
+inline constexpr llvm::StringLiteral kShardingsAttrName =
+    DistDialect::ShardingsAttrHelper::getNameStr();
+/// Marks a function as partitioned (`-dist-partition`): its values have
+/// per-device types, and the `dist.sharding` of its arguments and results
+/// says which block of the global tensor each device holds.
+inline constexpr llvm::StringLiteral kSPMDAttrName =
+    DistDialect::SpmdAttrHelper::getNameStr();
+inline constexpr llvm::StringLiteral kStageAttrName =
+    DistDialect::StageAttrHelper::getNameStr();
+inline constexpr llvm::StringLiteral kPlanAttrName =
+    DistDialect::PlanAttrHelper::getNameStr();
+inline constexpr llvm::StringLiteral kCommGroupsAttrName =
+    DistDialect::CommGroupsAttrHelper::getNameStr();
+inline constexpr llvm::StringLiteral kCollectivesAttrName =
+    DistDialect::CollectivesAttrHelper::getNameStr();
+} // namespace loom::dist
 
 #endif // LOOM_DIALECT_DIST_DISTDIALECT_H

@@ -13,8 +13,6 @@
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
-#include "nn/NNEnums.h.inc"
-
 namespace loom::nn {
 
 /// Whether `t` is a storage-only element type (an 8-bit float or a 4-bit

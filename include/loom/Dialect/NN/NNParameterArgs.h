@@ -13,6 +13,7 @@
 #ifndef LOOM_DIALECT_NN_NNPARAMETERARGS_H
 #define LOOM_DIALECT_NN_NNPARAMETERARGS_H
 
+#include "loom/Dialect/NN/NNDialect.h"
 #include "mlir/Support/LogicalResult.h"
 #include "llvm/ADT/StringRef.h"
 
@@ -24,7 +25,8 @@ namespace loom::nn {
 
 /// The argument attribute that makes a func.func argument a weightless
 /// parameter (a non-empty StringAttr: the parameter's name).
-inline constexpr llvm::StringLiteral kParameterArgAttrName = "nn.parameter";
+inline constexpr llvm::StringLiteral kParameterArgAttrName =
+    NNDialect::ParameterAttrHelper::getNameStr();
 
 /// The parameter name argument `argIndex` of `fn` carries in `nn.parameter`,
 /// or "" when it is not a weightless parameter.
