@@ -1,4 +1,4 @@
-//===- InitAll.h - Register Loom's dialects and passes ----------*- C++ -*-===//
+//===- InitAll.h - Register Loom's dialects, passes and targets -*- C++ -*-===//
 
 #ifndef LOOM_INITALL_H
 #define LOOM_INITALL_H
@@ -8,8 +8,10 @@
 namespace loom {
 /// Loom's dialects and the upstream dialects its pipelines produce.
 void registerAllDialects(mlir::DialectRegistry &registry);
-/// Loom's passes and the upstream passes its pipelines use.
+/// Loom's passes and pipelines, and the upstream passes its pipelines use.
 void registerAllPasses();
+/// The compilation targets of this build (`loomc --target`).
+void registerAllTargets();
 } // namespace loom
 
 #endif // LOOM_INITALL_H

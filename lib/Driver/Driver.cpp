@@ -8,8 +8,10 @@
 #include "loom/InitAll.h"
 #include "loom/Passes/Dist/Passes.h"
 #include "loom/Passes/Training/Passes.h"
+#include "loom/Pipelines/Pipelines.h"
 #include "loom/Planner/Planner.h"
-#include "loom/Target/CPUTarget.h"
+#include "loom/Target/Artifact/ArtifactWriter.h"
+#include "loom/Target/Target.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -420,13 +422,24 @@ LogicalResult loom::driver::emit(ModuleOp module, const Options &options,
     return success();
   }
   case EmitKind::Linalg:
-  case EmitKind::LLVM:
-    if (failed(
-            cpu::lowerToLLVMDialect(module, options.emit == EmitKind::Linalg)))
+  case EmitKind::LLVM: {
+    PassManager pm(module.getContext());
+    buildToLinalgPipeline(pm, ToLinalgPipelineOptions());
+    if (options.emit == EmitKind::LLVM) {
+      TargetOptions targetOptions;
+      targetOptions.cpu = options.cpu;
+      FailureOr<std::unique_ptr<Target>> target =
+          createTarget("cpu", targetOptions, module.getLoc());
+      if (failed(target))
+        return failure();
+      (*target)->buildLoweringPipeline(pm);
+    }
+    if (failed(pm.run(module)))
       return failure();
     module.print(os, OpPrintingFlags().elideLargeElementsAttrs(16));
     os << '\n';
     return success();
+  }
   case EmitKind::Artifact:
     emitError(module.getLoc()) << "artifacts are directories; use -o";
     return failure();
@@ -803,6 +816,7 @@ int loom::driver::loomcMain(int argc, char **argv) {
     return ExitCode::Failure;
   }
 
+  registerAllTargets();
   DialectRegistry registry;
   registerAllDialects(registry);
   MLIRContext context(registry);
@@ -830,12 +844,17 @@ int loom::driver::loomcMain(int argc, char **argv) {
                       "name it with -o MODEL.loom\n";
       return ExitCode::Failure;
     }
-    cpu::CompileOptions compileOptions;
-    compileOptions.cpu = options.cpu;
-    compileOptions.modelName =
+    TargetOptions targetOptions;
+    targetOptions.cpu = options.cpu;
+    FailureOr<std::unique_ptr<Target>> target =
+        createTarget("cpu", targetOptions, module->getLoc());
+    if (failed(target))
+      return ExitCode::Failure;
+    ArtifactOptions artifactOptions;
+    artifactOptions.modelName =
         llvm::sys::path::filename(options.inputFile).str();
-    if (failed(
-            cpu::compileArtifact(*module, options.outputFile, compileOptions)))
+    if (failed(compileArtifact(*module, options.outputFile, **target,
+                               artifactOptions)))
       return ExitCode::Failure;
     return ExitCode::Success;
   }

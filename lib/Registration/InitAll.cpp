@@ -1,4 +1,4 @@
-//===- InitAll.cpp - Register Loom's dialects and passes ------------------===//
+//===- InitAll.cpp - Register Loom's dialects, passes and targets ---------===//
 
 #include "loom/InitAll.h"
 #include "loom/Conversion/Passes.h"
@@ -7,11 +7,15 @@
 #include "loom/Passes/Dist/Passes.h"
 #include "loom/Passes/NN/Passes.h"
 #include "loom/Passes/Training/Passes.h"
+#include "loom/Pipelines/Pipelines.h"
+#include "loom/Target/Artifact/Passes.h"
+#include "loom/Target/CPU/CPUTarget.h"
+#include "loom/Target/CPU/Passes.h"
+#include "loom/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
-#include "mlir/Transforms/Passes.h"
 
 void loom::registerAllDialects(mlir::DialectRegistry &registry) {
   registry.insert<nn::NNDialect, dist::DistDialect, mlir::func::FuncDialect>();
@@ -26,6 +30,12 @@ void loom::registerAllPasses() {
   registerDistPasses();
   registerTrainingPasses();
   registerLoomConversionPasses();
-  // The backend pipelines are written with upstream pass names.
+  registerLoomTransformsPasses();
+  registerLoomArtifactPasses();
+  cpu::registerLoomCPUPasses();
+  registerLoomPipelines();
+  // loom-opt replays pipelines pass by pass with upstream names too.
   mlir::registerAllPasses();
 }
+
+void loom::registerAllTargets() { cpu::registerCPUTarget(); }

@@ -46,34 +46,6 @@ def ConvertNNToLinalg : Pass<"convert-nn-to-linalg"> {
   ];
 }
 
-def ConvertLinalgToKernels : Pass<"convert-linalg-to-kernels", "mlir::ModuleOp"> {
-  let summary = "Call the runtime's BLAS kernels for f32/f64 matmuls on buffers";
-  let description = [{
-    After bufferization, replaces `linalg.matmul`, `linalg.batch_matmul` and
-    their `transpose_b` forms whose three operands are all f32 or all f64
-    memrefs with calls to the runtime's `loom_kernel_gemm_*` /
-    `loom_kernel_batch_gemm_*` functions (OpenBLAS underneath), declared
-    with `llvm.emit_c_interface`. The operands are cast to fully dynamic
-    strided views; two i32 flags say whether B is transposed and whether
-    the call accumulates into C. A zero `linalg.fill` of C that nothing
-    else touches before the matmul is dropped and the call overwrites C
-    (accumulate = 0); otherwise it accumulates, as the linalg op does.
-    Other element types stay linalg and become loops.
-
-    ```mlir
-    linalg.fill ins(%zero : f32) outs(%c : memref<32x8xf32>)
-    linalg.matmul ins(%a, %b : memref<32x16xf32>, memref<16x8xf32>) outs(%c : memref<32x8xf32>)
-    // becomes
-    call @loom_kernel_gemm_f32(%a', %b', %c', %c0_i32, %c0_i32)
-        : (memref<?x?xf32, strided<[?, ?], offset: ?>>, ..., i32, i32) -> ()
-    ```
-  }];
-  let dependentDialects = [
-    "mlir::arith::ArithDialect", "mlir::func::FuncDialect",
-    "mlir::memref::MemRefDialect"
-  ];
-}
-
 def ConvertDistToRuntime : Pass<"convert-dist-to-runtime", "mlir::ModuleOp"> {
   let summary = "Call the runtime's collectives for dist ops on tensors";
   let description = [{

@@ -9,11 +9,10 @@
 
 #include "ImporterImpl.h"
 #include "loom/Dialect/NN/NNParameterArgs.h"
-#include "loom/Passes/NN/Passes.h"
+#include "loom/Pipelines/Pipelines.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -520,10 +519,7 @@ ImportResult GraphImporter::run(const onnx::ModelProto &model) {
     return finish(failure());
   if (options.cleanup) {
     PassManager pm(&ctx);
-    pm.addPass(createCanonicalizerPass());
-    pm.addPass(createNNRecognizeIdioms());
-    pm.addPass(createCanonicalizerPass());
-    pm.addPass(createCSEPass());
+    buildImportCleanupPipeline(pm);
     if (failed(pm.run(*result.module)))
       return finish(failure());
   }

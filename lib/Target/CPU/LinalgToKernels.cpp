@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "loom/Conversion/Passes.h"
 #include "loom/Dialect/NN/NNDialect.h"
+#include "loom/Target/CPU/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -17,10 +17,10 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/SymbolTable.h"
 
-namespace loom {
-#define GEN_PASS_DEF_CONVERTLINALGTOKERNELS
-#include "loom/Conversion/Passes.h.inc"
-} // namespace loom
+namespace loom::cpu {
+#define GEN_PASS_DEF_LINALGTOKERNELS
+#include "Target/CPU/Passes.h.inc"
+} // namespace loom::cpu
 
 using namespace mlir;
 
@@ -138,8 +138,8 @@ bool viewsParameter(Value v) {
          fn.getArgAttr(arg.getArgNumber(), loom::nn::kImmutableAttrName);
 }
 
-struct ConvertLinalgToKernels
-    : loom::impl::ConvertLinalgToKernelsBase<ConvertLinalgToKernels> {
+struct LinalgToKernelsPass
+    : loom::cpu::impl::LinalgToKernelsBase<LinalgToKernelsPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SymbolTable symbols(module);

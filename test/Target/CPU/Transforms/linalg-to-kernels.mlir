@@ -1,4 +1,4 @@
-// RUN: loom-opt %s -convert-linalg-to-kernels -split-input-file --mlir-print-local-scope | FileCheck %s
+// RUN: loom-opt %s -loom-cpu-linalg-to-kernels -split-input-file --mlir-print-local-scope | FileCheck %s
 
 // f32/f64 matmuls on buffers become calls to the runtime's BLAS kernels:
 // each operand is cast to a fully dynamic strided view, a first i32 says

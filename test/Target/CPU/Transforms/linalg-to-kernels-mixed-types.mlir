@@ -1,4 +1,4 @@
-// RUN: loom-opt %s -convert-linalg-to-kernels -split-input-file | FileCheck %s
+// RUN: loom-opt %s -loom-cpu-linalg-to-kernels -split-input-file | FileCheck %s
 
 // linalg allows mixed element types in a matmul (the inputs are cast to
 // the accumulator's type), e.g. f32 inputs accumulating into f64, or

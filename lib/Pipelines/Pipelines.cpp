@@ -1,0 +1,108 @@
+//===- Pipelines.cpp - Loom's pass pipelines in one place -----------------===//
+
+#include "loom/Pipelines/Pipelines.h"
+#include "loom/Conversion/Passes.h"
+#include "loom/Target/Artifact/Passes.h"
+#include "loom/Target/CPU/Passes.h"
+#include "loom/Transforms/Passes.h"
+#include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/BufferizationToMemRef/BufferizationToMemRef.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
+#include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
+#include "mlir/Conversion/MathToFuncs/MathToFuncs.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/MathToLibm/MathToLibm.h"
+#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+using namespace loom;
+
+namespace {
+/// Adds `pass` configured by `options` in pass-option syntax (what
+/// mlir-opt's `pass{options}` takes), so the pipeline reads as its
+/// textual form does.
+void addPass(OpPassManager &pm, std::unique_ptr<Pass> pass, StringRef options) {
+  LogicalResult parsed =
+      pass->initializeOptions(options, [](const Twine &message) {
+        llvm::report_fatal_error("bad pass options in a Loom pipeline: " +
+                                 message);
+        return failure();
+      });
+  (void)parsed;
+  pm.addPass(std::move(pass));
+}
+} // namespace
+
+void loom::buildToLinalgPipeline(OpPassManager &pm,
+                                 const ToLinalgPipelineOptions &options) {
+  PrepareEntryOptions prepare;
+  prepare.entryName = options.entryName;
+  pm.addPass(createPrepareEntry(prepare));
+  pm.addPass(createConvertNNToLinalg());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createFuseElementwise());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createConvertDistToRuntime());
+  pm.addPass(createCopyAliasedResults());
+  pm.addPass(createUntieInits());
+}
+
+void loom::buildCPULoweringPipeline(OpPassManager &pm) {
+  addPass(pm, bufferization::createOneShotBufferizePass(),
+          "bufferize-function-boundaries "
+          "function-boundary-type-conversion=identity-layout-map");
+  addPass(pm, bufferization::createBufferResultsToOutParamsPass(),
+          "hoist-static-allocs=true");
+  pm.addPass(cpu::createLinalgToKernels());
+  bufferization::buildBufferDeallocationPipeline(
+      pm, bufferization::BufferDeallocationPipelineOptions());
+  pm.addPass(createBufferizationToMemRefPass());
+  pm.addPass(cpu::createOutlineKernels());
+  pm.addPass(createConvertLinalgToLoopsPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(cpu::createApproximateMath());
+  pm.addPass(createConvertMathToFuncs());
+  pm.addPass(createConvertSCFToCFPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertMathToLibmPass());
+  addPass(pm, createFinalizeMemRefToLLVMConversionPass(),
+          "use-generic-functions");
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
+void loom::registerLoomPipelines() {
+  PassPipelineRegistration<>(
+      "loom-import-cleanup",
+      "Canonicalize, raise exported idioms to single nn ops, CSE (what the "
+      "ONNX importer runs)",
+      buildImportCleanupPipeline);
+  PassPipelineRegistration<ToLinalgPipelineOptions>(
+      "loom-to-linalg",
+      "nn -> fused linalg on tensors with the entry's parameters as "
+      "arguments (loomc --emit=linalg)",
+      buildToLinalgPipeline);
+  PassPipelineRegistration<>(
+      "loom-cpu-lowering",
+      "The CPU target: fused linalg -> the LLVM dialect (loomc --emit=llvm "
+      "after loom-to-linalg)",
+      buildCPULoweringPipeline);
+}

@@ -1,0 +1,162 @@
+//===- ArtifactWriter.cpp - Write a compiled .loom artifact ---------------===//
+
+#include "loom/Target/Artifact/ArtifactWriter.h"
+#include "loom/Dialect/NN/NNParameterArgs.h"
+#include "loom/Pipelines/Pipelines.h"
+#include "loom/Target/Artifact/ArtifactFormat.h"
+#include "loom/Target/Artifact/Manifest.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+
+using namespace mlir;
+using namespace loom;
+
+namespace {
+
+LogicalResult writeFile(StringRef path, StringRef data, Location loc) {
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_None);
+  if (!ec) {
+    os << data;
+    os.close();
+    ec = os.error();
+  }
+  if (ec)
+    return emitError(loc) << "cannot write '" << path << "': " << ec.message();
+  return success();
+}
+
+/// The parameters' initial values at their offsets, 64-byte aligned;
+/// zero-initialised state has no bytes.
+LogicalResult writeParameters(StringRef path, ArrayRef<TensorSpec> params,
+                              Location loc) {
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_None);
+  uint64_t written = 0;
+  for (const TensorSpec &p : params) {
+    if (ec)
+      break;
+    if (p.zeroInit)
+      continue;
+    os.write_zeros(p.offset - written);
+    std::string bytes = tensorBytes(p.value);
+    if (bytes.size() != p.nbytes)
+      return emitError(loc)
+             << "parameter '" << p.name << "' has " << bytes.size()
+             << " bytes of data, expected " << p.nbytes;
+    os << bytes;
+    written = p.offset + p.nbytes;
+  }
+  os.close();
+  if (ec || os.has_error()) {
+    emitError(loc) << "cannot write '" << path
+                   << "': " << (ec ? ec : os.error()).message();
+    os.clear_error();
+    return failure();
+  }
+  return success();
+}
+
+/// Shapes of the entry's buffers in call order (parameters, inputs,
+/// outputs).
+SmallVector<RankedTensorType> bufferTypes(const EntrySignature &sig) {
+  SmallVector<RankedTensorType> types;
+  for (ArrayRef<TensorSpec> group : {sig.params, sig.inputs, sig.outputs})
+    for (const TensorSpec &s : group)
+      types.push_back(s.type);
+  return types;
+}
+
+/// Moves the complete directory `tmpDir` to `base`, replacing what is
+/// there; a failure leaves `base` as it was.
+LogicalResult swapInto(StringRef tmpDir, StringRef base, Location loc) {
+  std::string old;
+  if (llvm::sys::fs::exists(base)) {
+    old = (base + ".old-" + Twine(llvm::sys::Process::getProcessId())).str();
+    if (std::error_code ec = llvm::sys::fs::rename(base, old))
+      return emitError(loc)
+             << "cannot replace '" << base << "': " << ec.message();
+  }
+  if (std::error_code ec = llvm::sys::fs::rename(tmpDir, base)) {
+    if (!old.empty())
+      llvm::sys::fs::rename(old, base);
+    return emitError(loc) << "cannot create '" << base << "': " << ec.message();
+  }
+  if (!old.empty())
+    llvm::sys::fs::remove_directories(old);
+  return success();
+}
+
+} // namespace
+
+LogicalResult loom::compileArtifact(ModuleOp module, StringRef outputDir,
+                                    Target &target,
+                                    const ArtifactOptions &options) {
+  Location loc = module.getLoc();
+  FailureOr<func::FuncOp> entry = findEntry(module);
+  // Weightless parameters have nothing to put in parameters.bin.
+  if (failed(entry) || failed(nn::checkHasWeightData(*entry)))
+    return failure();
+  FailureOr<EntrySignature> sig = collectEntrySignature(*entry);
+  if (failed(sig))
+    return failure();
+
+  // An existing output is replaced only if it is an artifact.
+  if (llvm::sys::fs::exists(outputDir)) {
+    SmallString<128> manifest(outputDir);
+    llvm::sys::path::append(manifest, kManifestFileName);
+    if (!llvm::sys::fs::is_directory(outputDir) ||
+        !llvm::sys::fs::exists(manifest))
+      return emitError(loc) << "refusing to replace '" << outputDir
+                            << "': it exists and is not a Loom artifact";
+  }
+
+  PassManager pm(module.getContext());
+  ToLinalgPipelineOptions toLinalg;
+  toLinalg.entryName = kProgramName;
+  buildToLinalgPipeline(pm, toLinalg);
+  target.buildLoweringPipeline(pm);
+  if (failed(pm.run(module)))
+    return failure();
+
+  ManifestContents contents = readManifestContents(module);
+  contents.modelName = options.modelName;
+  FailureOr<SerializedExecutable> executable =
+      target.serialize(module, kProgramName, bufferTypes(*sig));
+  if (failed(executable))
+    return failure();
+  contents.library = executable->library;
+  contents.runtimeABI = executable->runtimeABI;
+  std::string manifest = writeManifest(*sig, contents, target);
+
+  // Build everything in a fresh directory beside the output, then swap it
+  // in, so a failure leaves any previous artifact untouched.
+  std::string base = outputDir.rtrim('/').str();
+  std::string tmpDir =
+      base + ".tmp-" + std::to_string(llvm::sys::Process::getProcessId());
+  llvm::sys::fs::remove_directories(tmpDir);
+  if (std::error_code ec = llvm::sys::fs::create_directories(tmpDir))
+    return emitError(loc) << "cannot create '" << tmpDir
+                          << "': " << ec.message();
+  auto inTmp = [&](StringRef name) {
+    SmallString<128> p(tmpDir);
+    llvm::sys::path::append(p, name);
+    return std::string(p);
+  };
+  bool written = true;
+  for (const ExecutableFile &file : executable->files)
+    written = written && succeeded(writeFile(inTmp(file.name), file.data, loc));
+  if (written && !sig->params.empty())
+    written =
+        succeeded(writeParameters(inTmp(kParameterFileName), sig->params, loc));
+  written = written &&
+            succeeded(writeFile(inTmp(kManifestFileName), manifest, loc)) &&
+            succeeded(swapInto(tmpDir, base, loc));
+  if (!written) {
+    llvm::sys::fs::remove_directories(tmpDir);
+    return failure();
+  }
+  return success();
+}
