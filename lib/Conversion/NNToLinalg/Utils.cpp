@@ -61,12 +61,8 @@ Value minValues(OpBuilder &b, Location loc, Value x, Value y, bool u) {
 }
 
 Type storageOf(Type t) {
-  MLIRContext *ctx = t.getContext();
-  if (isStorageOnlyType(t))
-    return IntegerType::get(ctx, 8);
-  if (t.isUnsignedInteger())
-    return IntegerType::get(ctx, t.getIntOrFloatBitWidth());
-  return {};
+  Type s = getStorageType(t);
+  return s == t ? Type() : s;
 }
 
 Type storageOrSelf(Type t) {
