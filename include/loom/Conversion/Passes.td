@@ -66,7 +66,9 @@ def ConvertNNToLinalg : Pass<"convert-nn-to-linalg"> {
       `tensor.extract`, keeping indices in range so that bad data cannot
       read outside a buffer; scatter_add is an `scf.for` nest over its
       updates that adds each at its (likewise clamped) index;
-    - f16/bf16 arithmetic is done in f32.
+    - f16/bf16 arithmetic is done in f32;
+    - unsigned, 8-bit float and 4-bit integer tensors are first stored as
+      signless ones (`-nn-legalize-storage-types`, run as part of this pass).
 
     ```mlir
     // nn.add %x, %b : tensor<4x8xf32>, tensor<8xf32> becomes
