@@ -24,7 +24,7 @@ import onnxruntime as ort
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "python"))
-from loom import onnx_models  # noqa: E402
+from loom.testing import onnx_models  # noqa: E402
 from loom.runtime import Program, set_num_threads  # noqa: E402
 
 LOOMC = os.path.join(os.environ.get("LOOM_BUILD", os.path.join(ROOT, "build")),

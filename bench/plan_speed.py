@@ -17,7 +17,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "python"))
-from loom import onnx_models  # noqa: E402
+from loom.testing import onnx_models  # noqa: E402
 
 SIZES = [("1.3B", 24, 2048, 16), ("13B", 40, 5120, 40),
          ("175B", 96, 12288, 96), ("1T", 128, 25600, 160)]

@@ -23,7 +23,7 @@ import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "python"))
-from loom import onnx_models  # noqa: E402
+from loom.testing import onnx_models  # noqa: E402
 from distributed_forward import run  # noqa: E402
 
 GPT = "layers=4,hidden=256,heads=8,vocab=512,seq=128"

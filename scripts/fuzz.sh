@@ -24,11 +24,11 @@ cmake --build "$FUZZ_BUILD" --target loom-onnx-fuzz loom-runtime-fuzz -- -j"$(np
 corpus=$FUZZ_BUILD/corpus
 seeds=$FUZZ_BUILD/seeds
 rm -rf "$seeds" && mkdir -p "$corpus" "$seeds"
-PYTHONPATH=$LOOM_ROOT/python python -m loom.onnx_models "$seeds/models"
+PYTHONPATH=$LOOM_ROOT/python python -m loom.testing.onnx_models "$seeds/models"
 python "$LOOM_ROOT/test/Frontend/ONNX/Inputs/op_models.py" "$seeds/ops"
 for kind in empty truncated garbage ir_version no_opset dims_overflow raw_short \
             unsorted undefined duplicate unsupported bad_dtype ext_good; do
-  PYTHONPATH=$LOOM_ROOT/python python -m loom.bad_onnx "$kind" "$seeds/bad/$kind"
+  PYTHONPATH=$LOOM_ROOT/python python -m loom.testing.bad_onnx "$kind" "$seeds/bad/$kind"
 done
 cp "$LOOM_ROOT"/test/Frontend/ONNX/fuzz-regressions/*.onnx "$seeds/"
 find "$seeds" -name '*.onnx' -size -1024k | while read -r f; do

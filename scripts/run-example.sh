@@ -12,7 +12,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 
 out=$LOOM_BUILD/examples
 mkdir -p "$out"
-PYTHONPATH=$LOOM_ROOT/python python -m loom.onnx_models "$out" mlp
+PYTHONPATH=$LOOM_ROOT/python python -m loom.testing.onnx_models "$out" mlp
 echo "== $out/mlp.onnx imported (batch fixed to 32) =="
 loomc "$out/mlp.onnx" --input-shape x=32x16 --elide-weights
 echo "== cost of the imported model =="
@@ -58,9 +58,9 @@ echo
 echo "== training: a character-level GPT, data parallel on 2 ranks =="
 gpt=$out/chargpt
 mkdir -p "$gpt"
-PYTHONPATH=$LOOM_ROOT/python python -m loom.chardata "$gpt"
+PYTHONPATH=$LOOM_ROOT/python python -m loom.testing.chardata "$gpt"
 vocab=$(python -c "import json, sys; print(json.load(open(sys.argv[1]))['size'])" "$gpt/vocab.json")
-PYTHONPATH=$LOOM_ROOT/python python -m loom.onnx_models "$gpt" gpt \
+PYTHONPATH=$LOOM_ROOT/python python -m loom.testing.onnx_models "$gpt" gpt \
   --config layers=2,hidden=64,heads=4,vocab=$vocab,seq=64,seed=0,train_init=1
 train=(--input-shape input_ids=32x64 --train --loss=cross_entropy --logits=logits
        --optimizer=adamw --lr 3e-3 --weight-decay 0.01 --clip-grad-norm 1.0

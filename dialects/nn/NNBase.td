@@ -63,9 +63,10 @@ def NN_Dialect : Dialect {
   let hasOperationAttrVerify = 1;
   let hasRegionArgAttrVerify = 1;
   let hasRegionResultAttrVerify = 1;
-  // `nn.unsigned` and `nn.cast_from` are set only inside
-  // -convert-nn-to-linalg, which stores unsigned, 8-bit float and 4-bit
-  // types as signless integers and records here what the op computed on.
+  // `nn.unsigned` and `nn.cast_from` are set only by
+  // -nn-legalize-storage-types, which stores unsigned, 8-bit float and 4-bit
+  // types as signless integers and records here what the op computed on; a
+  // cast with `nn.cast_from` yields `to` in its storage type.
   let discardableAttrs = (ins "::mlir::StringAttr":$name,
                               "::mlir::StringAttr":$parameter,
                               "::mlir::StringAttr":$update,

@@ -33,8 +33,9 @@ DenseElementsAttr foldable(Attribute attr) {
   return dense;
 }
 
-/// Whether the op's integers are unsigned: by their type, or, inside
-/// -convert-nn-to-linalg, which stores them as signless, by `nn.unsigned`.
+/// Whether the op's integers are unsigned: by their type, or, after
+/// -nn-legalize-storage-types, which stores them as signless, by
+/// `nn.unsigned`.
 bool isUnsignedOp(Operation *op) {
   if (op->hasAttr(NNDialect::UnsignedAttrHelper::getNameStr()))
     return true;
@@ -554,8 +555,8 @@ OpFoldResult WhereOp::fold(FoldAdaptor a) {
 }
 
 OpFoldResult CastOp::fold(FoldAdaptor a) {
-  // Inside the lowering, storage types are erased to signless integers and
-  // the source type is recorded: the op's types no longer say what it does.
+  // Once storage types are erased to signless integers and the source type
+  // is recorded, the op's types no longer say what it does.
   if ((*this)->hasAttr(NNDialect::CastFromAttrHelper::getNameStr()))
     return {};
   Type to = getTo();

@@ -137,6 +137,14 @@ bool loom::nn::isStorageOnlyType(Type t) {
          t.isInteger(4);
 }
 
+Type loom::nn::getStorageType(Type t) {
+  if (isStorageOnlyType(t))
+    return IntegerType::get(t.getContext(), 8);
+  if (t.isUnsignedInteger())
+    return IntegerType::get(t.getContext(), t.getIntOrFloatBitWidth());
+  return t;
+}
+
 LogicalResult loom::nn::inferBroadcastResult(Loc loc, TypeRange operandTypes,
                                              Type elementType, Types &results) {
   SmallVector<int64_t> shape;
@@ -293,7 +301,13 @@ LogicalResult WhereOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor adaptor,
 LogicalResult CastOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor adaptor,
                                        Types &types) {
   auto input = cast<RankedTensorType>(adaptor.getInput().getType());
-  types.push_back(input.clone(adaptor.getTo()));
+  Type to = adaptor.getTo();
+  // Once -nn-legalize-storage-types has recorded the source type, the cast
+  // works on storage types: its result holds `to` in its storage type.
+  if (DictionaryAttr attrs = adaptor.getAttributes();
+      attrs && attrs.contains(NNDialect::CastFromAttrHelper::getNameStr()))
+    to = getStorageType(to);
+  types.push_back(input.clone(to));
   return success();
 }
 

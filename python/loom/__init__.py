@@ -1,1 +1,2 @@
-"""Loom's Python helpers: test-model generators now; bindings later."""
+"""Loom's Python helpers: the runtime binding (runtime), sampling a trained
+model (generate); test fixtures in loom.testing."""

@@ -20,7 +20,7 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "python"))
-from loom import onnx_models  # noqa: E402
+from loom.testing import onnx_models  # noqa: E402
 
 CONFIG = dict(layers=4, hidden=256, heads=8, vocab=512, seq=128)
 BATCH = 8

@@ -22,7 +22,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "utils"))
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..",
                                 "python"))
 sys.path.insert(0, os.path.dirname(__file__))
-from loom import onnx_models  # noqa: E402
+from loom.testing import onnx_models  # noqa: E402
 import common  # noqa: E402
 import read_safetensors  # noqa: E402
 

@@ -24,7 +24,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
 sys.path.insert(0, os.path.join(HERE, "..", "utils"))
 sys.path.insert(0, HERE)
-from loom import onnx_models  # noqa: E402
+from loom.testing import onnx_models  # noqa: E402
 import common  # noqa: E402
 import read_safetensors  # noqa: E402
 

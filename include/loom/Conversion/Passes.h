@@ -3,6 +3,7 @@
 #ifndef LOOM_CONVERSION_PASSES_H
 #define LOOM_CONVERSION_PASSES_H
 
+#include "loom/Dialect/NN/NNDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -22,6 +23,11 @@ namespace loom {
 
 /// The nn -> linalg/tensor/arith/math patterns of -convert-nn-to-linalg.
 void populateNNToLinalgPatterns(mlir::RewritePatternSet &patterns);
+
+/// Stores unsigned, 8-bit float and 4-bit integer types as signless integers
+/// throughout `root`, marking the nn ops whose meaning depended on them
+/// (-nn-legalize-storage-types; -convert-nn-to-linalg runs it first).
+mlir::LogicalResult legalizeNNStorageTypes(mlir::Operation *root);
 
 #define GEN_PASS_REGISTRATION
 #include "loom/Conversion/Passes.h.inc"

@@ -5,6 +5,42 @@
 
 include "mlir/Pass/PassBase.td"
 
+def NNLegalizeStorageTypes : Pass<"nn-legalize-storage-types"> {
+  let summary = "Store unsigned, 8-bit float and 4-bit types as signless integers";
+  let description = [{
+    arith computes on signless integers and LLVM has no 8-bit floats, so
+    before nn is lowered every tensor of unsigned integers becomes one of
+    signless integers of the same width, and every tensor of 8-bit floats
+    or 4-bit integers one of `i8` (the raw bits; the value, sign- or
+    zero-extended): in function signatures, calls, returns and the results
+    of every op. Constant data is rewritten to match.
+
+    An nn op whose meaning depended on an erased type records it: an op
+    with unsigned operands gets `nn.unsigned`, and a cast that reads or
+    writes a stored type gets `nn.cast_from`, its source element type, and
+    then yields `to` in its storage type.
+
+    ```mlir
+    func.func @f(%a: tensor<4xui8>, %b: tensor<4xui8>) -> (tensor<4xi1>, tensor<4xf8E4M3FN>) {
+      %lt = nn.compare lt, %a, %b : tensor<4xui8>, tensor<4xui8>
+      %q = nn.cast %a : tensor<4xui8> to f8E4M3FN
+      return %lt, %q : tensor<4xi1>, tensor<4xf8E4M3FN>
+    }
+    // becomes
+    func.func @f(%a: tensor<4xi8>, %b: tensor<4xi8>) -> (tensor<4xi1>, tensor<4xi8>) {
+      %lt = nn.compare lt, %a, %b {nn.unsigned} : tensor<4xi8>, tensor<4xi8>
+      %q = nn.cast %a {nn.cast_from = ui8} : tensor<4xi8> to f8E4M3FN
+      return %lt, %q : tensor<4xi1>, tensor<4xi8>
+    }
+    ```
+
+    Constant data held in a resource blob whose width changes (4-bit
+    integers) cannot be rewritten and is reported. `-convert-nn-to-linalg`
+    runs this legalisation first.
+  }];
+  let dependentDialects = ["mlir::func::FuncDialect", "loom::nn::NNDialect"];
+}
+
 def ConvertNNToLinalg : Pass<"convert-nn-to-linalg"> {
   let summary = "Lower nn ops to linalg, tensor, arith and math on tensors";
   let description = [{
@@ -30,7 +66,9 @@ def ConvertNNToLinalg : Pass<"convert-nn-to-linalg"> {
       `tensor.extract`, keeping indices in range so that bad data cannot
       read outside a buffer; scatter_add is an `scf.for` nest over its
       updates that adds each at its (likewise clamped) index;
-    - f16/bf16 arithmetic is done in f32.
+    - f16/bf16 arithmetic is done in f32;
+    - unsigned, 8-bit float and 4-bit integer tensors are first stored as
+      signless ones (`-nn-legalize-storage-types`, run as part of this pass).
 
     ```mlir
     // nn.add %x, %b : tensor<4x8xf32>, tensor<8xf32> becomes

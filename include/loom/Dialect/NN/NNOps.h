@@ -20,6 +20,11 @@ namespace loom::nn {
 /// computes on it.
 bool isStorageOnlyType(mlir::Type t);
 
+/// The signless type that stores element type `t` once
+/// -nn-legalize-storage-types has run: i8 for the storage-only types, the
+/// signless integer of the same width for unsigned ones, else `t` itself.
+mlir::Type getStorageType(mlir::Type t);
+
 /// Infers the numpy/ONNX broadcast of `operandTypes` with `elementType`;
 /// emits an error at `loc` (if given) when the shapes do not broadcast.
 mlir::LogicalResult

@@ -19,7 +19,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..",
                                 "..", "python"))
-from loom import onnx_models  # noqa: E402
+from loom.testing import onnx_models  # noqa: E402
 
 CHECK_COMM_LOG = os.path.join(os.path.dirname(__file__), "..", "..", "..",
                               "utils", "check_comm_log.py")

@@ -1,9 +1,10 @@
 """Compiles the generated models with loomc -o, runs them with loomrun and
 compares every output with onnxruntime's on the same seeded inputs.
 
-Usage: run_models.py OUTDIR MODEL... (models from loom.onnx_models). Each
-model's dynamic dimensions are fixed to the sizes below. Prints one line per
-output with the largest error; exits non-zero on any mismatch.
+Usage: run_models.py OUTDIR MODEL... (models from
+loom.testing.onnx_models). Each model's dynamic dimensions are fixed to the
+sizes below. Prints one line per output with the largest error; exits
+non-zero on any mismatch.
 """
 import os
 import subprocess
@@ -13,7 +14,7 @@ import numpy as np
 import onnx
 import onnxruntime as ort
 
-from loom import onnx_models
+from loom.testing import onnx_models
 
 BATCH = 3
 RTOL, ATOL = 1e-4, 1e-5

@@ -2,7 +2,7 @@
 Debian machine has (/usr/share/common-licenses), as a flat uint16 token file
 (nanoGPT style) plus the vocabulary.
 
-    python -m loom.chardata OUTDIR [--source DIR]
+    python -m loom.testing.chardata OUTDIR [--source DIR]
 
 writes OUTDIR/tokens.bin (little-endian uint16, one token per character) and
 OUTDIR/vocab.json ({"chars": "...", "size": N}); prints the sizes.

@@ -4,8 +4,8 @@ They carry what exporters emit: shape subgraphs (Shape -> Gather ->
 Unsqueeze -> Concat -> Reshape), decomposed LayerNorm and erf-GELU,
 Identity/Constant/Dropout noise and dynamic batch dimensions.
 
-    python -m loom.onnx_models OUTDIR [mlp gpt bert cnn ...]
-    python -m loom.onnx_models gpt -o gpt175b.onnx --config \
+    python -m loom.testing.onnx_models OUTDIR [mlp gpt bert cnn ...]
+    python -m loom.testing.onnx_models gpt -o gpt175b.onnx --config \
         layers=96,hidden=12288,heads=96,vocab=51200,seq=2048,batch=8,weightless=1
 
 `weightless=1` makes a model of any size without its weights: they become

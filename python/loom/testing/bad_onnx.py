@@ -1,6 +1,6 @@
 """Malformed, hostile and unsupported ONNX models for the importer's tests.
 
-    python -m loom.bad_onnx KIND OUTDIR
+    python -m loom.testing.bad_onnx KIND OUTDIR
 
 writes OUTDIR/model.onnx (plus any files it refers to). Each kind breaks one
 rule the importer must enforce; see KINDS.
@@ -13,7 +13,7 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-from loom.onnx_models import mlp
+from loom.testing.onnx_models import mlp
 
 
 def tiny(initializer=None, nodes=None, inputs=None, opset=17):
@@ -205,8 +205,8 @@ KINDS = {name[len("kind_"):]: fn for name, fn in globals().items()
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     if len(argv) != 2 or argv[0] not in KINDS:
-        sys.exit("usage: python -m loom.bad_onnx KIND OUTDIR\nkinds: " +
-                 " ".join(sorted(KINDS)))
+        sys.exit("usage: python -m loom.testing.bad_onnx KIND OUTDIR\n"
+                 "kinds: " + " ".join(sorted(KINDS)))
     os.makedirs(argv[1], exist_ok=True)
     KINDS[argv[0]](argv[1])
 
