@@ -625,21 +625,23 @@ void runCase(Member &member, const Spec &spec, const Placement &placement,
   switch (spec.collective) {
   case Collective::AllReduce:
     status = ops->all_reduce(group, source, dst, count, spec.dtype, spec.op,
-                             err, sizeof(err));
+                             nullptr, err, sizeof(err));
     break;
   case Collective::ReduceScatter:
     status = ops->reduce_scatter(group, source, dst, count, spec.dtype, spec.op,
-                                 err, sizeof(err));
+                                 nullptr, err, sizeof(err));
     break;
   case Collective::AllGather:
-    status = ops->all_gather(group, source, dst, count * es, err, sizeof(err));
+    status = ops->all_gather(group, source, dst, count * es, nullptr, err,
+                             sizeof(err));
     break;
   case Collective::AllToAll:
-    status = ops->all_to_all(group, source, dst, count * es, err, sizeof(err));
+    status = ops->all_to_all(group, source, dst, count * es, nullptr, err,
+                             sizeof(err));
     break;
   case Collective::Broadcast:
-    status = ops->broadcast(group, source, dst, count * es, spec.root, err,
-                            sizeof(err));
+    status = ops->broadcast(group, source, dst, count * es, spec.root, nullptr,
+                            err, sizeof(err));
     break;
   }
   if (status != 0) {
@@ -701,47 +703,48 @@ void checkErrors(Member &member) {
   err[0] = '\0';
   expect("all_reduce int16", LOOM_ERROR_UNSUPPORTED,
          ops->all_reduce(group, data, data, 4, LOOM_DTYPE_INT16,
-                         LOOM_REDUCE_SUM, err, sizeof(err)),
+                         LOOM_REDUCE_SUM, nullptr, err, sizeof(err)),
          "int16");
   expect("reduce_scatter bool max", LOOM_ERROR_UNSUPPORTED,
          ops->reduce_scatter(group, data, data, 1, LOOM_DTYPE_BOOL,
-                             LOOM_REDUCE_MAX, err, sizeof(err)),
+                             LOOM_REDUCE_MAX, nullptr, err, sizeof(err)),
          "bool");
   expect("all_reduce op 9", LOOM_ERROR_INVALID_ARGUMENT,
          ops->all_reduce(group, data, data, 4, LOOM_DTYPE_FLOAT32,
-                         loom_reduce_op(9), err, sizeof(err)),
+                         loom_reduce_op(9), nullptr, err, sizeof(err)),
          "reduction");
   expect("broadcast root = size", LOOM_ERROR_INVALID_ARGUMENT,
-         ops->broadcast(group, data, data, 4, size, err, sizeof(err)), "root");
+         ops->broadcast(group, data, data, 4, size, nullptr, err, sizeof(err)),
+         "root");
   expect("all_reduce NULL dst", LOOM_ERROR_INVALID_ARGUMENT,
          ops->all_reduce(group, data, nullptr, 4, LOOM_DTYPE_FLOAT32,
-                         LOOM_REDUCE_SUM, err, sizeof(err)),
+                         LOOM_REDUCE_SUM, nullptr, err, sizeof(err)),
          "NULL");
   expect("overflowing size", LOOM_ERROR_INVALID_ARGUMENT,
-         size > 1 ? ops->all_gather(group, data, data, SIZE_MAX / 2 + 1, err,
-                                    sizeof(err))
+         size > 1 ? ops->all_gather(group, data, data, SIZE_MAX / 2 + 1,
+                                    nullptr, err, sizeof(err))
                   : ops->all_reduce(group, data, data, SIZE_MAX / 2,
-                                    LOOM_DTYPE_FLOAT32, LOOM_REDUCE_SUM, err,
-                                    sizeof(err)),
+                                    LOOM_DTYPE_FLOAT32, LOOM_REDUCE_SUM,
+                                    nullptr, err, sizeof(err)),
          "overflow");
   // Nothing to move: success, whatever the buffers.
   expect("zero-sized all_reduce", 0,
          ops->all_reduce(group, nullptr, nullptr, 0, LOOM_DTYPE_FLOAT32,
-                         LOOM_REDUCE_SUM, err, sizeof(err)),
+                         LOOM_REDUCE_SUM, nullptr, err, sizeof(err)),
          nullptr);
   expect("zero-sized all_to_all", 0,
-         ops->all_to_all(group, nullptr, nullptr, 0, err, sizeof(err)),
+         ops->all_to_all(group, nullptr, nullptr, 0, nullptr, err, sizeof(err)),
          nullptr);
   // A message truncated to a tiny buffer, and none at all.
   char tiny[8];
   ++outcome.cases;
   int s = ops->all_reduce(group, data, data, 4, LOOM_DTYPE_INT16,
-                          LOOM_REDUCE_SUM, tiny, sizeof(tiny));
+                          LOOM_REDUCE_SUM, nullptr, tiny, sizeof(tiny));
   if (s != LOOM_ERROR_UNSUPPORTED || strlen(tiny) != sizeof(tiny) - 1)
     outcome.error("the message is not truncated to its buffer");
   ++outcome.cases;
   if (ops->all_reduce(group, data, data, 4, LOOM_DTYPE_INT16, LOOM_REDUCE_SUM,
-                      nullptr, 0) != LOOM_ERROR_UNSUPPORTED)
+                      nullptr, nullptr, 0) != LOOM_ERROR_UNSUPPORTED)
     outcome.error("no status without an error buffer");
   report(member, "errors", outcome);
 }
@@ -776,8 +779,8 @@ void largeAllReduce(Member &member, int mebibytes) {
       }
       auto start = std::chrono::steady_clock::now();
       status = ops->all_reduce(member.group, buffer.data, buffer.data, count,
-                               LOOM_DTYPE_FLOAT32, LOOM_REDUCE_SUM, err,
-                               sizeof(err));
+                               LOOM_DTYPE_FLOAT32, LOOM_REDUCE_SUM, nullptr,
+                               err, sizeof(err));
       auto stop = std::chrono::steady_clock::now();
       if (it > 0) // the first is a warm-up
         ms += std::chrono::duration<double, std::milli>(stop - start).count();
@@ -932,12 +935,12 @@ void checkWithoutDevice() {
   float data[4] = {0};
   int statuses[] = {
       ops->all_reduce(nullptr, data, data, 4, LOOM_DTYPE_FLOAT32,
-                      LOOM_REDUCE_SUM, err, sizeof(err)),
-      ops->all_gather(nullptr, data, data, 4, err, sizeof(err)),
+                      LOOM_REDUCE_SUM, nullptr, err, sizeof(err)),
+      ops->all_gather(nullptr, data, data, 4, nullptr, err, sizeof(err)),
       ops->reduce_scatter(nullptr, data, data, 1, LOOM_DTYPE_FLOAT32,
-                          LOOM_REDUCE_SUM, err, sizeof(err)),
-      ops->all_to_all(nullptr, data, data, 4, err, sizeof(err)),
-      ops->broadcast(nullptr, data, data, 4, 0, err, sizeof(err)),
+                          LOOM_REDUCE_SUM, nullptr, err, sizeof(err)),
+      ops->all_to_all(nullptr, data, data, 4, nullptr, err, sizeof(err)),
+      ops->broadcast(nullptr, data, data, 4, 0, nullptr, err, sizeof(err)),
   };
   bool allInvalid = true;
   for (int status : statuses)

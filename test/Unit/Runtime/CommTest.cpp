@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "../../../runtime/lib/Layout.h"
 #include "RuntimeTestUtils.h"
+#include "comm/Layout.h"
 #include "loom/runtime/Collectives.h"
 #include "loom/runtime/CommBackend.h"
 #include "loom/runtime/Runtime.h"

@@ -8,7 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "loom/runtime/Kernels.h"
-#include "../../../runtime/kernels/PackedGemm.h"
+#include "devices/cpu/PackedGemm.h"
 #include "gtest/gtest.h"
 #include <algorithm>
 #include <array>

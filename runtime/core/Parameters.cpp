@@ -1,19 +1,126 @@
-//===- Parameters.cpp - Mutable parameters: updates and loading -----------===//
+//===- Parameters.cpp - Mutable parameters: blocks, updates and loading ---===//
 //
-// The C API over owned parameter blocks (Program.h): training programs
-// replace their parameters after each step, and any program can take its
-// parameters from a safetensors file instead of its parameter file.
+// A parameter is the mapped parameter file, or an owned block (this rank's
+// part of a sharded parameter, training state, values set or loaded later).
+// Training programs replace their parameters after each step, and any
+// program can take its parameters from a safetensors file instead of its
+// parameter file. Every change of a parameter's contents or address goes
+// through the device's parameter-update hook (parameterUpdated).
 //
 //===----------------------------------------------------------------------===//
 
-#include "Layout.h"
-#include "Program.h"
+#include "comm/Layout.h"
+#include "core/Program.h"
 #include "loom/runtime/Runtime.h"
 #include "loom/runtime/Safetensors.h"
 #include "loom/runtime/Support.h"
 #include <cstring>
 
 using namespace loom::rt;
+
+//===----------------------------------------------------------------------===//
+// Parameter blocks
+//===----------------------------------------------------------------------===//
+
+bool loom::rt::makeParameterBlocks(const loom_program &program, int64_t rank,
+                                   bool all, std::vector<AlignedBuffer> &blocks,
+                                   std::string &error) {
+  const Manifest &manifest = program.manifest;
+  blocks.clear();
+  blocks.resize(manifest.parameters.size());
+  std::vector<int64_t> sizes = manifest.meshSizes();
+  for (size_t i = 0; i < manifest.parameters.size(); ++i) {
+    const TensorSpec &parameter = manifest.parameters[i];
+    if (!all && !parameter.isSharded())
+      continue;
+    if (!blocks[i].allocate(parameter.nbytes)) {
+      error = "cannot allocate " + std::to_string(parameter.nbytes) +
+              " bytes for this rank's block of parameter '" + parameter.name +
+              "'";
+      return false;
+    }
+    if (parameter.initZeros || parameter.nbytes == 0)
+      continue; // allocate() zero-fills
+    if (!parameter.isSharded()) {
+      std::memcpy(blocks[i].data(), mappedParameter(program, i),
+                  parameter.nbytes);
+      continue;
+    }
+    layout::extractBlock(
+        mappedParameter(program, i), blocks[i].data(), parameter.globalShape,
+        parameter.shape,
+        layout::blockOffsets(sizes, parameter.sharding, parameter.shape, rank),
+        loom_dtype_size(parameter.dtype));
+  }
+  return true;
+}
+
+void loom::rt::setParameterBlock(loom_program &program, size_t index,
+                                 AlignedBuffer &&block) {
+  AlignedBuffer &current = program.parameterBlocks[index];
+  if (current.isAllocated())
+    parameterUpdated(program, current.data(), current.size());
+  current = std::move(block);
+  parameterUpdated(program, current.data(), current.size());
+  program.parameterData[index] =
+      current.isAllocated() ? current.data() : mappedParameter(program, index);
+}
+
+bool loom::rt::ownParameters(loom_program &program, std::string &error) {
+  if (program.ownsParameters)
+    return true;
+  const Manifest &manifest = program.manifest;
+  std::vector<AlignedBuffer> blocks(manifest.parameters.size());
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    const TensorSpec &parameter = manifest.parameters[i];
+    if (program.parameterBlocks[i].isAllocated())
+      continue;
+    if (!blocks[i].allocate(parameter.nbytes)) {
+      error = "cannot allocate " + std::to_string(parameter.nbytes) +
+              " bytes for parameter '" + parameter.name + "'";
+      return false;
+    }
+    if (parameter.initZeros || parameter.nbytes == 0)
+      continue;
+    if (!parameter.isSharded()) {
+      std::memcpy(blocks[i].data(), mappedParameter(program, i),
+                  parameter.nbytes);
+      continue;
+    }
+    // Unbound: the block of rank 0 (binding replaces it).
+    std::vector<int64_t> sizes = manifest.meshSizes();
+    layout::extractBlock(mappedParameter(program, i), blocks[i].data(),
+                         parameter.globalShape, parameter.shape,
+                         layout::blockOffsets(sizes, parameter.sharding,
+                                              parameter.shape,
+                                              program.binding.rank),
+                         loom_dtype_size(parameter.dtype));
+  }
+  for (size_t i = 0; i < blocks.size(); ++i)
+    if (blocks[i].isAllocated())
+      setParameterBlock(program, i, std::move(blocks[i]));
+  program.ownsParameters = true;
+  return true;
+}
+
+void loom::rt::swapParameter(loom_program &program, size_t index,
+                             AlignedBuffer &buffer) {
+  AlignedBuffer &block = program.parameterBlocks[index];
+  parameterUpdated(program, block.data(), block.size());
+  parameterUpdated(program, buffer.data(), buffer.size());
+  std::swap(block, buffer);
+  program.parameterData[index] = block.data();
+}
+
+void *loom::rt::mutableParameter(loom_program &program, size_t index) {
+  AlignedBuffer &block = program.parameterBlocks[index];
+  parameterUpdated(program, block.data(), block.size());
+  return block.data();
+}
+
+//===----------------------------------------------------------------------===//
+// The C API
+//===----------------------------------------------------------------------===//
 
 namespace {
 bool runnable(const loom_program *program, const char *function, char *err,
@@ -24,7 +131,7 @@ bool runnable(const loom_program *program, const char *function, char *err,
                  std::string(function) + ": the program is NULL", err, errLen);
     return false;
   }
-  if (!program->entry) {
+  if (!program->executable) {
     status =
         failWith(LOOM_ERROR_UNSUPPORTED,
                  std::string(function) + ": artifact '" + program->artifactDir +

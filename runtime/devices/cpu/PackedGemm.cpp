@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "PackedGemm.h"
+#include "devices/cpu/PackedGemm.h"
 
 #include <immintrin.h>
 #include <sys/mman.h>

@@ -1,14 +1,15 @@
 //===- MpiBackend.cpp - The built-in MPI communicator backend -------------===//
 //
-// Implements loom_comm_backend_ops over the MPI communicator the core splits
-// for each group, so that the core drives MPI exactly as it drives plugins.
+// Implements loom_comm_backend_ops over the MPI communicator Comm.cpp splits
+// for each group, so that collectives drive MPI exactly as they drive
+// plugins. MPI moves host memory and has no streams: it ignores `stream`.
 // Float16 and bfloat16 reduce through user-defined MPI operations; MEAN is a
 // sum followed by a division here, in host memory. Counts above MPI's int
 // range are split (reductions, broadcasts) or moved in larger units.
 //
 //===----------------------------------------------------------------------===//
 
-#include "Comm.h"
+#include "comm/Comm.h"
 #include "loom/runtime/MeanDivision.h"
 #include "loom/runtime/Support.h"
 #include <climits>
@@ -254,7 +255,8 @@ int groupCreate(const loom_comm_bootstrap *bootstrap, void **group, char *err,
 void groupDestroy(void *group) { delete static_cast<MpiGroup *>(group); }
 
 int allReduce(void *group, const void *src, void *dst, size_t count,
-              loom_dtype dtype, loom_reduce_op op, char *err, size_t errLen) {
+              loom_dtype dtype, loom_reduce_op op, void *, char *err,
+              size_t errLen) {
   return mpiAllReduce(commOf(group), src, dst, count, dtype, op, err, errLen);
 }
 
@@ -279,14 +281,14 @@ int exchangeBytes(ByteExchange exchange, const char *name, void *group,
   return rc == MPI_SUCCESS ? LOOM_OK : mpiFail(name, rc, err, errLen);
 }
 
-int allGather(void *group, const void *src, void *dst, size_t bytes, char *err,
-              size_t errLen) {
+int allGather(void *group, const void *src, void *dst, size_t bytes, void *,
+              char *err, size_t errLen) {
   return exchangeBytes(MPI_Allgather, "MPI_Allgather", group, src, dst, bytes,
                        err, errLen);
 }
 
 int reduceScatter(void *group, const void *src, void *dst, size_t count,
-                  loom_dtype dtype, loom_reduce_op op, char *err,
+                  loom_dtype dtype, loom_reduce_op op, void *, char *err,
                   size_t errLen) {
   MPI_Op mpiOp;
   std::string error;
@@ -306,14 +308,14 @@ int reduceScatter(void *group, const void *src, void *dst, size_t count,
   return LOOM_OK;
 }
 
-int allToAll(void *group, const void *src, void *dst, size_t bytes, char *err,
-             size_t errLen) {
+int allToAll(void *group, const void *src, void *dst, size_t bytes, void *,
+             char *err, size_t errLen) {
   return exchangeBytes(MPI_Alltoall, "MPI_Alltoall", group, src, dst, bytes,
                        err, errLen);
 }
 
 int broadcast(void *group, const void *src, void *dst, size_t bytes, int root,
-              char *err, size_t errLen) {
+              void *, char *err, size_t errLen) {
   auto *mpiGroup = static_cast<MpiGroup *>(group);
   if (mpiGroup->rank == root && src != dst)
     std::memcpy(dst, src, bytes);

@@ -8,10 +8,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef LOOM_RUNTIME_LIB_DATALOADER_H
-#define LOOM_RUNTIME_LIB_DATALOADER_H
+#ifndef LOOM_RUNTIME_TRAIN_DATALOADER_H
+#define LOOM_RUNTIME_TRAIN_DATALOADER_H
 
-#include "Manifest.h"
+#include "core/Manifest.h"
 #include "loom/runtime/Npy.h"
 #include "loom/runtime/Support.h"
 #include <cstdint>
@@ -67,4 +67,4 @@ private:
 
 } // namespace loom::rt
 
-#endif // LOOM_RUNTIME_LIB_DATALOADER_H
+#endif // LOOM_RUNTIME_TRAIN_DATALOADER_H

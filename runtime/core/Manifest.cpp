@@ -1,6 +1,6 @@
 //===- Manifest.cpp - An artifact's manifest.json -------------------------===//
 
-#include "Manifest.h"
+#include "core/Manifest.h"
 #include "loom/runtime/Collectives.h"
 #include "loom/runtime/Json.h"
 #include "loom/runtime/Support.h"
@@ -11,7 +11,7 @@
 using namespace loom::rt;
 
 namespace {
-constexpr std::string_view artifactFormat = "loom-artifact";
+constexpr std::string_view artifactFormat = LOOM_ARTIFACT_FORMAT_NAME;
 
 class ManifestReader {
 public:
@@ -248,8 +248,13 @@ bool ManifestReader::readTarget(const json::Value &root, Manifest &manifest) {
     return wrongType("target", "an object", *target);
   if (!getString(*target, "triple", "target.triple", false,
                  manifest.targetTriple) ||
-      !getString(*target, "cpu", "target.cpu", false, manifest.targetCpu))
+      !getString(*target, "cpu", "target.cpu", false, manifest.targetCpu) ||
+      !getString(*target, "device", "target.device", false,
+                 manifest.targetDevice))
     return false;
+  if (manifest.targetDevice.empty())
+    return fail("'target.device' must name a device kind (such as \"" +
+                std::string(LOOM_DEFAULT_DEVICE_KIND) + "\"), found \"\"");
   const json::Value *features =
       member(*target, "features", "target.features", false);
   if (!features)

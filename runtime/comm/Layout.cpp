@@ -1,6 +1,6 @@
 //===- Layout.cpp - Device meshes, groups and tensor blocks ---------------===//
 
-#include "Layout.h"
+#include "comm/Layout.h"
 #include <cstring>
 
 using namespace loom::rt;

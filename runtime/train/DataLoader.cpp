@@ -1,6 +1,6 @@
 //===- DataLoader.cpp - Training batches from .npy and token files --------===//
 
-#include "DataLoader.h"
+#include "train/DataLoader.h"
 #include <algorithm>
 #include <cstring>
 

@@ -11,15 +11,15 @@
 //===----------------------------------------------------------------------===//
 
 #include "loom/runtime/Train.h"
-#include "Comm.h"
-#include "DataLoader.h"
-#include "Layout.h"
-#include "Program.h"
+#include "comm/Faults.h"
+#include "comm/Layout.h"
+#include "core/Program.h"
 #include "loom/runtime/Checkpoint.h"
 #include "loom/runtime/Json.h"
 #include "loom/runtime/Launch.h"
 #include "loom/runtime/Safetensors.h"
 #include "loom/runtime/Support.h"
+#include "train/DataLoader.h"
 #include <cerrno>
 #include <chrono>
 #include <cmath>

@@ -6,10 +6,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef LOOM_RUNTIME_LIB_MANIFEST_H
-#define LOOM_RUNTIME_LIB_MANIFEST_H
+#ifndef LOOM_RUNTIME_CORE_MANIFEST_H
+#define LOOM_RUNTIME_CORE_MANIFEST_H
 
-#include "loom/runtime/Runtime.h"
+#include "loom/runtime/Base.h"
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -111,6 +111,8 @@ struct Manifest {
   std::string targetTriple;
   std::string targetCpu;
   std::vector<std::string> targetFeatures;
+  /// The kind of device it runs on ("target.device").
+  std::string targetDevice = LOOM_DEFAULT_DEVICE_KIND;
   std::string library;
   std::string entry;
   /// Empty when the manifest has no parameter_file.
@@ -147,4 +149,4 @@ bool parseManifest(std::string_view text, const std::string &manifestPath,
 
 } // namespace loom::rt
 
-#endif // LOOM_RUNTIME_LIB_MANIFEST_H
+#endif // LOOM_RUNTIME_CORE_MANIFEST_H

@@ -1,6 +1,6 @@
-//===- Target.cpp - Checking an artifact's target against the host --------===//
+//===- CpuTarget.cpp - Checking an artifact's target against the host -----===//
 
-#include "Target.h"
+#include "devices/cpu/CpuTarget.h"
 
 using namespace loom::rt;
 

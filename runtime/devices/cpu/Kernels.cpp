@@ -8,7 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "loom/runtime/Kernels.h"
-#include "PackedGemm.h"
+#include "devices/cpu/PackedGemm.h"
 
 #include <cblas.h>
 #include <dlfcn.h>

@@ -1,16 +1,19 @@
-//===- Comm.h - Communicators, bindings and the MPI backend -----*- C++ -*-===//
+//===- Comm.h - Communicators, groups and the MPI backend -------*- C++ -*-===//
 //
-// The parts of loom_comm shared by Comm.cpp (creation, binding, the
-// watchdog, the control plane), Collectives.cpp (the loom_coll_* symbols),
-// MpiBackend.cpp and Program.cpp. Not installed: only the library sees MPI.
+// The parts of loom_comm shared by the comm layer (Comm.cpp: creation, the
+// control plane, groups; Watchdog.cpp; Collectives.cpp: the loom_coll_*
+// symbols; MpiBackend.cpp; BackendPlugins.cpp) and the layers above it that
+// bind programs (core/Binding.cpp). The communicator knows nothing of
+// programs: what is bound to it registers a release callback. Not
+// installed: only the library sees MPI.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef LOOM_RUNTIME_LIB_COMM_H
-#define LOOM_RUNTIME_LIB_COMM_H
+#ifndef LOOM_RUNTIME_COMM_COMM_H
+#define LOOM_RUNTIME_COMM_COMM_H
 
 #include "loom/runtime/CommBackend.h"
-#include "loom/runtime/Runtime.h"
+#include "loom/runtime/Communicator.h"
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -43,6 +46,10 @@ struct Binding {
   loom_comm *comm = nullptr;
   int rank = 0;
   std::vector<BoundGroup> groups;
+  /// The native stream of the device the program runs on
+  /// (loom_stream_native), which backends order their work after; null on
+  /// the CPU.
+  void *stream = nullptr;
 };
 
 /// The binding of the program running on this thread (loom_program_run).
@@ -123,14 +130,24 @@ struct loom_comm {
   bool initializedMpi = false;
   MPI_Comm world = MPI_COMM_NULL;
   loom::rt::Watchdog watchdog;
-  std::vector<loom_program *> boundPrograms;
+  /// What is bound to the communicator: released by loom_comm_free, so
+  /// that either may be freed first.
+  struct Client {
+    void *owner;
+    void (*release)(void *owner);
+  };
+  std::vector<Client> clients;
 };
 
 namespace loom::rt {
 
 /// The built-in MPI backend.
 const loom_comm_backend_ops *mpiBackend();
-/// What the core hands the MPI backend as loom_comm_bootstrap::ctx.
+/// The backend of plugin libloom_comm_<name>.so (BackendPlugins.cpp), or
+/// null with a message.
+const loom_comm_backend_ops *loadBackendPlugin(const std::string &name,
+                                               std::string &error);
+/// What group creation hands the MPI backend as loom_comm_bootstrap::ctx.
 struct MpiBootstrapContext {
   MPI_Comm comm;
 };
@@ -155,17 +172,48 @@ void flushCommLog();
 /// log rather than none.
 void openCommLog(int rank);
 
-/// The LOOM_TEST_FAULT hooks of training runs (Collectives.cpp): whether
-/// rank `rank` makes its loss scale NaN at step `step` (0-based), and
-/// whether it SIGKILLs itself while writing its shard of the
-/// `checkpoint`-th (0-based) checkpoint of this process.
-bool faultNanAtStep(int rank, int64_t step);
-bool faultKillInCheckpoint(int rank, int64_t checkpoint);
+/// Registers `owner` to be released (`release(owner)`) by loom_comm_free
+/// unless removeClient() comes first.
+void addClient(loom_comm *comm, void *owner, void (*release)(void *));
+void removeClient(loom_comm *comm, void *owner);
 
-/// Program.cpp: drops `program`'s binding (its groups and parameter
-/// blocks); called by loom_comm_free for programs still bound.
-void unbindProgram(loom_program *program);
+/// Ends the watchdog's view of a blocking call when it goes out of scope.
+class BlockingCall {
+public:
+  BlockingCall(loom_comm *comm, const char *what) : comm(comm) {
+    comm->watchdog.begin(what, nullptr);
+  }
+  ~BlockingCall() { comm->watchdog.end(); }
+  BlockingCall(const BlockingCall &) = delete;
+  BlockingCall &operator=(const BlockingCall &) = delete;
+
+private:
+  loom_comm *comm;
+};
+
+/// Every rank says whether its part of a step succeeded (`what` names the
+/// step for the watchdog). Returns -1 when all did, else the lowest rank
+/// that failed; false (with `error`) when the ranks could not agree.
+bool firstFailedRank(loom_comm *comm, bool ok, const char *what, int &first,
+                     std::string &error);
+
+/// Splits the world into this rank's communicator of every group of more
+/// than one rank (`size`, `index` set): the ranks of one `colors` value form
+/// a group, ordered by index. Every rank takes part in every split, in
+/// order. Then the backend's groups over them.
+bool splitGroups(loom_comm *comm, std::vector<BoundGroup> &groups,
+                 const std::vector<int64_t> &colors, std::string &error);
+bool createBackendGroups(loom_comm *comm, std::vector<BoundGroup> &groups,
+                         std::string &error);
+void destroyGroups(loom_comm *comm, std::vector<BoundGroup> &groups);
+
+/// Point to point over the world (host memory, any size); `error` gets
+/// MPI's message.
+bool sendBytes(loom_comm *comm, const void *data, size_t bytes, int peer,
+               std::string &error);
+bool receiveBytes(loom_comm *comm, void *data, size_t bytes, int peer,
+                  std::string &error);
 
 } // namespace loom::rt
 
-#endif // LOOM_RUNTIME_LIB_COMM_H
+#endif // LOOM_RUNTIME_COMM_COMM_H

@@ -1,4 +1,4 @@
-//===- Target.h - Checking an artifact's target against the host -*- C++ -*-=//
+//===- CpuTarget.h - An artifact's target against the host CPU --*- C++ -*-===//
 //
 // A program compiled for CPU features this machine lacks dies of SIGILL in
 // the middle of a run; checking the manifest's target at load time turns
@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef LOOM_RUNTIME_LIB_TARGET_H
-#define LOOM_RUNTIME_LIB_TARGET_H
+#ifndef LOOM_RUNTIME_DEVICES_CPU_CPUTARGET_H
+#define LOOM_RUNTIME_DEVICES_CPU_CPUTARGET_H
 
 #include <string>
 #include <string_view>
@@ -31,4 +31,4 @@ missingCpuFeatures(const std::vector<std::string> &features);
 
 } // namespace loom::rt
 
-#endif // LOOM_RUNTIME_LIB_TARGET_H
+#endif // LOOM_RUNTIME_DEVICES_CPU_CPUTARGET_H

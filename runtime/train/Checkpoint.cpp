@@ -1,7 +1,7 @@
 //===- Checkpoint.cpp - Training checkpoints on disk ----------------------===//
 
 #include "loom/runtime/Checkpoint.h"
-#include "Layout.h"
+#include "comm/Layout.h"
 #include "loom/runtime/Support.h"
 #include <algorithm>
 #include <cerrno>

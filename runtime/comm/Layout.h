@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef LOOM_RUNTIME_LIB_LAYOUT_H
-#define LOOM_RUNTIME_LIB_LAYOUT_H
+#ifndef LOOM_RUNTIME_COMM_LAYOUT_H
+#define LOOM_RUNTIME_COMM_LAYOUT_H
 
 #include <cstddef>
 #include <cstdint>
@@ -74,4 +74,4 @@ void insertBlock(const void *local, void *global,
 
 } // namespace loom::rt::layout
 
-#endif // LOOM_RUNTIME_LIB_LAYOUT_H
+#endif // LOOM_RUNTIME_COMM_LAYOUT_H

@@ -3,12 +3,12 @@
 // A model's weights never change while its program is loaded, yet a BLAS
 // call repacks its B operand on every call, from memory it must stream in
 // each time. Here B is packed once, on first use, into the layout the
-// AVX-512 micro-kernel reads (and kept until the program is freed); A and C
-// are used in place.
+// AVX-512 micro-kernel reads, and kept until the device is told that the
+// weights changed (loom_device_buffer_updated); A and C are used in place.
 //
 //===----------------------------------------------------------------------===//
-#ifndef LOOM_RUNTIME_KERNELS_PACKEDGEMM_H
-#define LOOM_RUNTIME_KERNELS_PACKEDGEMM_H
+#ifndef LOOM_RUNTIME_DEVICES_CPU_PACKEDGEMM_H
+#define LOOM_RUNTIME_DEVICES_CPU_PACKEDGEMM_H
 
 #include <cstddef>
 #include <cstdint>
@@ -40,9 +40,11 @@ void gemm(int64_t m, const float *a, int64_t lda, const PackedB *b, float *c,
 void *allocateHugePages(size_t &bytes);
 
 /// Drops the packings of weights inside [begin, begin + bytes): their
-/// memory is about to be freed and its address may be reused.
+/// contents changed, or their memory is about to be freed and its address
+/// may be reused. The CPU device's parameter-update hook
+/// (loom_device_buffer_updated) is the one caller outside tests.
 void forgetRange(const void *begin, size_t bytes);
 
 } // namespace loom::rt::packed
 
-#endif // LOOM_RUNTIME_KERNELS_PACKEDGEMM_H
+#endif // LOOM_RUNTIME_DEVICES_CPU_PACKEDGEMM_H

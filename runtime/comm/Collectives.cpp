@@ -4,17 +4,18 @@
 // backend moves contiguous blocks only, so the rearrangements between
 // "[outer][n][chunk]" views and the backend's "[n][block]" happen here,
 // with memcpy through per-thread scratch buffers (none when outer is 1).
-// Around every call: the test hook LOOM_TEST_FAULT, the watchdog's stamp,
-// statistics and the comm log (LOOM_COMM_LOG).
+// Around every call: the test hook LOOM_TEST_FAULT (Faults.cpp), the
+// watchdog's stamp, statistics and the comm log (LOOM_COMM_LOG). The backend
+// gets the running program's device stream.
 //
 //===----------------------------------------------------------------------===//
 
 #include "loom/runtime/Collectives.h"
-#include "Comm.h"
+#include "comm/Comm.h"
+#include "comm/Faults.h"
 #include "loom/runtime/Support.h"
 #include <cerrno>
 #include <chrono>
-#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -65,112 +66,6 @@ FILE *commLog(int rank) {
 }
 
 //===----------------------------------------------------------------------===//
-// LOOM_TEST_FAULT=rank=R,collective=K,action=kill|exit|hang
-//                 rank=R,step=S,action=nan
-//                 rank=R,ckpt=K,action=kill
-//===----------------------------------------------------------------------===//
-
-struct Fault {
-  bool enabled = false;
-  int rank = 0;
-  enum Trigger { Collective, Step, Checkpoint } trigger = Collective;
-  int64_t at = 0;
-  enum Action { Kill, Exit, Hang, Nan } action = Kill;
-};
-
-Fault parseFault() {
-  Fault fault;
-  const char *text = std::getenv("LOOM_TEST_FAULT");
-  if (!text || !*text)
-    return fault;
-  std::string spec = text;
-  bool haveRank = false, haveTrigger = false, haveAction = false;
-  int triggers = 0;
-  size_t start = 0;
-  while (start <= spec.size()) {
-    size_t end = spec.find(',', start);
-    if (end == std::string::npos)
-      end = spec.size();
-    std::string item = spec.substr(start, end - start);
-    size_t eq = item.find('=');
-    std::string key = item.substr(0, eq);
-    std::string value = eq == std::string::npos ? "" : item.substr(eq + 1);
-    char *stop = nullptr;
-    if (key == "rank") {
-      fault.rank = static_cast<int>(std::strtol(value.c_str(), &stop, 10));
-      haveRank = !value.empty() && *stop == '\0';
-    } else if (key == "collective" || key == "step" || key == "ckpt") {
-      fault.trigger = key == "collective" ? Fault::Collective
-                      : key == "step"     ? Fault::Step
-                                          : Fault::Checkpoint;
-      fault.at = std::strtoll(value.c_str(), &stop, 10);
-      haveTrigger = !value.empty() && *stop == '\0';
-      ++triggers;
-    } else if (key == "action") {
-      haveAction = value == "kill" || value == "exit" || value == "hang" ||
-                   value == "nan";
-      fault.action = value == "exit"   ? Fault::Exit
-                     : value == "hang" ? Fault::Hang
-                     : value == "nan"  ? Fault::Nan
-                                       : Fault::Kill;
-    }
-    start = end + 1;
-  }
-  // nan only at a step; a checkpoint only kills.
-  bool consistent =
-      triggers == 1 &&
-      (fault.trigger == Fault::Step) == (fault.action == Fault::Nan) &&
-      (fault.trigger != Fault::Checkpoint || fault.action == Fault::Kill);
-  fault.enabled = haveRank && haveTrigger && haveAction && consistent;
-  if (!fault.enabled)
-    std::fprintf(stderr,
-                 "loom: warning: ignoring LOOM_TEST_FAULT='%s' (expected "
-                 "rank=R,collective=K,action=kill|exit|hang, "
-                 "rank=R,step=S,action=nan or rank=R,ckpt=K,action=kill)\n",
-                 text);
-  return fault;
-}
-
-const Fault &theFault() {
-  static const Fault fault = parseFault();
-  return fault;
-}
-
-void injectFault(int64_t call, int rank) {
-  const Fault &fault = theFault();
-  if (!fault.enabled || fault.trigger != Fault::Collective ||
-      fault.rank != rank || fault.at != call)
-    return;
-  switch (fault.action) {
-  case Fault::Kill:
-    ::raise(SIGKILL);
-    break;
-  case Fault::Exit:
-    terminateJob(rank, 7,
-                 "loom: rank " + std::to_string(rank) + ": injected fault");
-  case Fault::Hang:
-    for (;;)
-      ::pause();
-  case Fault::Nan:
-    break;
-  }
-}
-} // namespace
-
-bool loom::rt::faultNanAtStep(int rank, int64_t step) {
-  const Fault &fault = theFault();
-  return fault.enabled && fault.trigger == Fault::Step && fault.rank == rank &&
-         fault.at == step;
-}
-
-bool loom::rt::faultKillInCheckpoint(int rank, int64_t checkpoint) {
-  const Fault &fault = theFault();
-  return fault.enabled && fault.trigger == Fault::Checkpoint &&
-         fault.rank == rank && fault.at == checkpoint;
-}
-
-namespace {
-//===----------------------------------------------------------------------===//
 // Scratch memory
 //===----------------------------------------------------------------------===//
 
@@ -219,12 +114,14 @@ public:
     }
     message[0] = '\0';
     seq = sequence++;
-    injectFault(seq, rank);
+    injectCollectiveFault(seq, rank);
     start = std::chrono::steady_clock::now();
   }
 
   int size() const { return group->size; }
   void *handle() const { return group->backend; }
+  /// The running program's device stream, which the backend orders after.
+  void *stream() const { return binding ? binding->stream : nullptr; }
   int index() const { return group->index; }
 
   [[noreturn]] void fail(const std::string &why) const {
@@ -392,8 +289,8 @@ extern "C" void loom_coll_all_reduce(const void *src, void *dst, int64_t count,
     call.check(ops->all_reduce(call.handle(), src, dst,
                                static_cast<size_t>(count),
                                static_cast<loom_dtype>(dtype),
-                               static_cast<loom_reduce_op>(op), call.message,
-                               sizeof(call.message)),
+                               static_cast<loom_reduce_op>(op), call.stream(),
+                               call.message, sizeof(call.message)),
                call.message);
   }
   call.finish(bytes);
@@ -413,8 +310,8 @@ extern "C" void loom_coll_all_gather(const void *src, void *dst, int64_t outer,
                                                static_cast<size_t>(bytes * n));
     const loom_comm_backend_ops *ops = call.backend();
     call.check(ops->all_gather(call.handle(), src, gathered,
-                               static_cast<size_t>(bytes), call.message,
-                               sizeof(call.message)),
+                               static_cast<size_t>(bytes), call.stream(),
+                               call.message, sizeof(call.message)),
                call.message);
     if (outer != 1)
       transpose(gathered, dst, outer, n, static_cast<size_t>(chunkBytes),
@@ -442,11 +339,11 @@ extern "C" void loom_coll_reduce_scatter(const void *src, void *dst,
     // The backend reduces block j to rank j: [n][outer][chunk].
     const void *blocks = slotsMajor(call, src, outer, n, chunk, bytes);
     const loom_comm_backend_ops *ops = call.backend();
-    call.check(ops->reduce_scatter(call.handle(), blocks, dst,
-                                   static_cast<size_t>(blockCount),
-                                   static_cast<loom_dtype>(dtype),
-                                   static_cast<loom_reduce_op>(op),
-                                   call.message, sizeof(call.message)),
+    call.check(ops->reduce_scatter(
+                   call.handle(), blocks, dst, static_cast<size_t>(blockCount),
+                   static_cast<loom_dtype>(dtype),
+                   static_cast<loom_reduce_op>(op), call.stream(), call.message,
+                   sizeof(call.message)),
                call.message);
   }
   call.finish(bytes);
@@ -481,8 +378,8 @@ extern "C" void loom_coll_all_to_all(const void *src, void *dst,
             : call.scratch(receiveScratch, static_cast<size_t>(bytes));
     const loom_comm_backend_ops *ops = call.backend();
     call.check(ops->all_to_all(call.handle(), send, received,
-                               static_cast<size_t>(block), call.message,
-                               sizeof(call.message)),
+                               static_cast<size_t>(block), call.stream(),
+                               call.message, sizeof(call.message)),
                call.message);
     if (concatOuter != 1)
       transpose(received, dst, concatOuter, n,
@@ -505,9 +402,10 @@ extern "C" void loom_coll_broadcast(const void *src, void *dst, int64_t bytes,
     call.pointers(src, dst, bytes);
   if (!copiedLocally(call, src, dst, bytes)) {
     const loom_comm_backend_ops *ops = call.backend();
-    call.check(ops->broadcast(
-                   call.handle(), src, dst, static_cast<size_t>(bytes),
-                   static_cast<int>(root), call.message, sizeof(call.message)),
+    call.check(ops->broadcast(call.handle(), src, dst,
+                              static_cast<size_t>(bytes),
+                              static_cast<int>(root), call.stream(),
+                              call.message, sizeof(call.message)),
                call.message);
   }
   call.finish(bytes);

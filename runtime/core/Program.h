@@ -1,23 +1,22 @@
 //===- Program.h - The loom_program handle ----------------------*- C++ -*-===//
 //
-// Shared by Program.cpp (loading, running) and Comm.cpp (binding to a
-// communicator, sharding inputs and gathering outputs).
+// Shared by the core: Program.cpp (loading, running), ProgramInfo.cpp (the
+// signature accessors), Parameters.cpp (owned, mutable parameters) and
+// Binding.cpp (communicators); and by the training loop above it.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef LOOM_RUNTIME_LIB_PROGRAM_H
-#define LOOM_RUNTIME_LIB_PROGRAM_H
+#ifndef LOOM_RUNTIME_CORE_PROGRAM_H
+#define LOOM_RUNTIME_CORE_PROGRAM_H
 
-#include "Comm.h"
-#include "Manifest.h"
+#include "comm/Comm.h"
+#include "core/Manifest.h"
 #include "loom/runtime/Runtime.h"
 #include "loom/runtime/Support.h"
 #include <string>
 #include <vector>
 
 namespace loom::rt {
-using EntryFunction = void (*)(void **);
-
 /// What loom_tensor_info points into, per tensor.
 struct TensorText {
   /// Per dimension, "dp,tp" (loom_program_tensor_sharding).
@@ -47,8 +46,12 @@ struct loom_program {
   /// blocks are mutable state and outlive unbinding.
   bool ownsParameters = false;
 
-  void *library = nullptr;
-  loom::rt::EntryFunction entry = nullptr;
+  /// The device the program runs on, the stream its runs go to, and its
+  /// code; all null when loaded with LOOM_LOAD_MANIFEST_ONLY (so
+  /// `executable` says whether the program can run).
+  loom_device *device = nullptr;
+  loom_stream *stream = nullptr;
+  loom_executable *executable = nullptr;
 
   /// Unbound: comm is null and every group has one rank.
   loom::rt::Binding binding;
@@ -59,18 +62,23 @@ struct loom_program {
 namespace loom::rt {
 /// The mapped parameter data of `program` (the global tensors).
 const void *mappedParameter(const loom_program &program, size_t index);
-/// Makes this library's symbols visible to libraries loaded later (programs,
-/// backend plugins), even when it was itself loaded RTLD_LOCAL.
-void promoteRuntimeToGlobalScope();
+/// Tells the program's device that parameter memory changed or goes away
+/// (the parameter-update hook: devices cache what they derive from
+/// parameters by address).
+void parameterUpdated(const loom_program &program, const void *data,
+                      size_t bytes);
 /// The unbound binding: every group of one rank.
 Binding unboundBinding(const Manifest &manifest);
+/// Drops `program`'s binding (its groups and parameter blocks); also what
+/// loom_comm_free does for programs still bound.
+void unbindProgram(loom_program *program);
 /// Rank `rank`'s block of every sharded parameter, or of every parameter
 /// when `all` (zeros for `init: zeros`), into `blocks`.
 bool makeParameterBlocks(const loom_program &program, int64_t rank, bool all,
                          std::vector<AlignedBuffer> &blocks,
                          std::string &error);
 /// Makes block `index` the parameter's buffer, freeing the previous one
-/// (packed GEMM weights are cached by address: both ranges are forgotten).
+/// (the device is told about both).
 void setParameterBlock(loom_program &program, size_t index,
                        AlignedBuffer &&block);
 /// Gives every parameter an owned block (this rank's), keeping the current
@@ -79,9 +87,9 @@ bool ownParameters(loom_program &program, std::string &error);
 /// Swaps parameter `index`'s buffer with `buffer` (same size), without a
 /// copy: `buffer` then holds the old value.
 void swapParameter(loom_program &program, size_t index, AlignedBuffer &buffer);
-/// The parameter's mutable block (ownsParameters only), after forgetting
-/// packings of its old contents: for callers about to overwrite it.
+/// The parameter's mutable block (ownsParameters only), after telling the
+/// device its contents change: for callers about to overwrite it.
 void *mutableParameter(loom_program &program, size_t index);
 } // namespace loom::rt
 
-#endif // LOOM_RUNTIME_LIB_PROGRAM_H
+#endif // LOOM_RUNTIME_CORE_PROGRAM_H
