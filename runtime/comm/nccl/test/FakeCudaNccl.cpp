@@ -14,7 +14,11 @@
 //    the communicator's device -- the check that matters most, as real NCCL
 //    would fault on a host pointer -- and that its ranks use distinct
 //    devices, then compute their results on the host.
-//  - Streams are tokens; copies and collectives complete when called.
+//  - Copies and collectives complete when called, except that copies queued
+//    on a non-blocking stream (cudaStreamNonBlocking) wait until that stream
+//    is next used by a collective or synchronised: a caller that relies on
+//    a stream's order but queues its work elsewhere then reads stale data,
+//    as it could on a GPU.
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,6 +34,7 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -103,6 +108,45 @@ bool find(const void *ptr, size_t bytes, Allocation &out) {
     return false;
   out = it->second;
   return true;
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Streams
+//===----------------------------------------------------------------------===//
+
+struct CUstream_st {
+  bool deferred = false;
+  struct Copy {
+    void *dst;
+    const void *src;
+    size_t bytes;
+  };
+  std::vector<Copy> pending;
+};
+
+namespace {
+
+/// Runs the copies queued on `stream`, in order.
+void runPending(cudaStream_t stream) {
+  if (!stream)
+    return;
+  for (const CUstream_st::Copy &copy : stream->pending)
+    memmove(copy.dst, copy.src, copy.bytes);
+  stream->pending.clear();
+}
+
+cudaError_t createStream(cudaStream_t *stream, bool deferred) {
+  if (!stream)
+    return record(cudaErrorInvalidValue);
+  if (deviceCount() <= 0)
+    return record(cudaErrorInsufficientDriver);
+  *stream = new (std::nothrow) CUstream_st;
+  if (!*stream)
+    return record(cudaErrorMemoryAllocation);
+  (*stream)->deferred = deferred;
+  return cudaSuccess;
 }
 
 //===----------------------------------------------------------------------===//
@@ -572,16 +616,24 @@ cudaError_t cudaDriverGetVersion(int *version) {
 }
 
 cudaError_t cudaStreamCreate(cudaStream_t *stream) {
-  static char token;
-  if (deviceCount() <= 0)
-    return record(cudaErrorInsufficientDriver);
-  *stream = reinterpret_cast<cudaStream_t>(&token);
+  return createStream(stream, false);
+}
+
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t *stream,
+                                      unsigned int flags) {
+  return createStream(stream, (flags & cudaStreamNonBlocking) != 0);
+}
+
+cudaError_t cudaStreamDestroy(cudaStream_t stream) {
+  runPending(stream);
+  delete stream;
   return cudaSuccess;
 }
 
-cudaError_t cudaStreamDestroy(cudaStream_t) { return cudaSuccess; }
-
-cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaSuccess; }
+cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
+  runPending(stream);
+  return cudaSuccess;
+}
 
 cudaError_t cudaMalloc(void **ptr, size_t bytes) {
   return allocate(ptr, bytes, cudaMemoryTypeDevice);
@@ -623,7 +675,13 @@ cudaError_t cudaMemcpy(void *dst, const void *src, size_t bytes,
 }
 
 cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes,
-                            enum cudaMemcpyKind kind, cudaStream_t) {
+                            enum cudaMemcpyKind kind, cudaStream_t stream) {
+  if (bytes && (!dst || !src))
+    return record(cudaErrorInvalidValue);
+  if (stream && stream->deferred) {
+    stream->pending.push_back({dst, src, bytes});
+    return cudaSuccess;
+  }
   return cudaMemcpy(dst, src, bytes, kind);
 }
 
@@ -714,7 +772,9 @@ ncclResult_t ncclCommDestroy(ncclComm_t comm) {
 
 ncclResult_t ncclAllReduce(const void *send, void *recv, size_t count,
                            ncclDataType_t type, ncclRedOp_t op, ncclComm_t comm,
-                           cudaStream_t) {
+                           cudaStream_t stream) {
+  // The work queued before it on its stream comes first.
+  runPending(stream);
   if (ncclResult_t r = checkCall(comm, type, op))
     return r;
   Clique &clique = *comm->clique;
@@ -736,7 +796,9 @@ ncclResult_t ncclAllReduce(const void *send, void *recv, size_t count,
 
 ncclResult_t ncclReduceScatter(const void *send, void *recv, size_t count,
                                ncclDataType_t type, ncclRedOp_t op,
-                               ncclComm_t comm, cudaStream_t) {
+                               ncclComm_t comm, cudaStream_t stream) {
+  // The work queued before it on its stream comes first.
+  runPending(stream);
   if (ncclResult_t r = checkCall(comm, type, op))
     return r;
   Clique &clique = *comm->clique;
@@ -761,7 +823,10 @@ ncclResult_t ncclReduceScatter(const void *send, void *recv, size_t count,
 }
 
 ncclResult_t ncclAllGather(const void *send, void *recv, size_t count,
-                           ncclDataType_t type, ncclComm_t comm, cudaStream_t) {
+                           ncclDataType_t type, ncclComm_t comm,
+                           cudaStream_t stream) {
+  // The work queued before it on its stream comes first.
+  runPending(stream);
   if (ncclResult_t r = checkCall(comm, type, ncclSum))
     return r;
   Clique &clique = *comm->clique;
@@ -786,7 +851,9 @@ ncclResult_t ncclAllGather(const void *send, void *recv, size_t count,
 
 ncclResult_t ncclBroadcast(const void *send, void *recv, size_t count,
                            ncclDataType_t type, int root, ncclComm_t comm,
-                           cudaStream_t) {
+                           cudaStream_t stream) {
+  // The work queued before it on its stream comes first.
+  runPending(stream);
   if (ncclResult_t r = checkCall(comm, type, ncclSum))
     return r;
   Clique &clique = *comm->clique;
@@ -825,7 +892,9 @@ ncclResult_t ncclGroupEnd() {
 }
 
 ncclResult_t ncclSend(const void *send, size_t count, ncclDataType_t type,
-                      int peer, ncclComm_t comm, cudaStream_t) {
+                      int peer, ncclComm_t comm, cudaStream_t stream) {
+  // The work queued before it on its stream comes first.
+  runPending(stream);
   if (ncclResult_t r = checkCall(comm, type, ncclSum))
     return r;
   size_t bytes = count * typeSize(type);
@@ -840,7 +909,9 @@ ncclResult_t ncclSend(const void *send, size_t count, ncclDataType_t type,
 }
 
 ncclResult_t ncclRecv(void *recv, size_t count, ncclDataType_t type, int peer,
-                      ncclComm_t comm, cudaStream_t) {
+                      ncclComm_t comm, cudaStream_t stream) {
+  // The work queued before it on its stream comes first.
+  runPending(stream);
   if (ncclResult_t r = checkCall(comm, type, ncclSum))
     return r;
   size_t bytes = count * typeSize(type);
