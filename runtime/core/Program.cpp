@@ -229,7 +229,7 @@ extern "C" loom_program *loom_program_load_with_flags(const char *artifactDir,
     return fail(program,
                 "'" + dir +
                     "' is not an artifact: artifacts are directories "
-                    "(MODEL.loom/) holding manifest.json",
+                    "(MODEL.loom/) holding " LOOM_MANIFEST_FILE,
                 err, errLen);
 
   // Manifests are small; the cap keeps a wrong path from reading gigabytes.

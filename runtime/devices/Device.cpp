@@ -224,6 +224,9 @@ extern "C" int loom_device_create(const char *kind, int32_t ordinal,
     delete result;
     return status;
   }
+  // What the runtime knows best, whatever the backend filled in.
+  result->properties.kind = ops->kind;
+  result->properties.ordinal = ordinal;
   *device = result;
   return LOOM_OK;
 }

@@ -101,6 +101,10 @@ void printInfo(const loom_program *program) {
   for (size_t i = 0; i < numFeatures; ++i)
     target += (i ? "," : ", features ") +
               std::string(loom_program_target_feature(program, i));
+  // The device only when it is not the default, the CPU.
+  if (std::string(loom_program_target_device(program)) !=
+      LOOM_DEFAULT_DEVICE_KIND)
+    target += std::string(", device ") + loom_program_target_device(program);
   std::printf("target: %s\n", target.c_str());
   if (loom_program_mesh_num_axes(program) > 0)
     std::printf("mesh: %s (%lld devices)\n", describeMesh(program).c_str(),

@@ -552,6 +552,24 @@ TEST(Comm, MissingPlugins) {
                     "'../evil' (known: mpi, nccl, self)");
 }
 
+TEST(Comm, PluginsOfAnotherBackendAbiAreRefused) {
+  // libloom_comm_oldabi.so (TestPlugins.c) implements backend ABI 1, whose
+  // operations took no stream: refused before MPI starts or any of its
+  // functions is called.
+  char err[2048] = "";
+  EXPECT_EQ(loom_comm_create("oldabi", err, sizeof(err)), nullptr);
+  std::string message = err;
+  EXPECT_NE(message.find("libloom_comm_oldabi.so' implements backend ABI 1, "
+                         "but this runtime needs " +
+                         std::to_string(LOOM_COMM_BACKEND_ABI_VERSION) +
+                         ": rebuild the plugin with this runtime"),
+            std::string::npos)
+      << message;
+  EXPECT_EQ(message.find("loom_comm_create: communicator backend plugin '"), 0u)
+      << message;
+  EXPECT_EQ(LOOM_COMM_BACKEND_ABI_VERSION, 2);
+}
+
 TEST_F(DistTest, BindChecksTheMeshSize) {
   ASSERT_EQ(write(distManifest(meshDpTp, groups3, tensor("x", "[4]"),
                                tensor("y", "[4]"))),

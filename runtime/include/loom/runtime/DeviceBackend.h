@@ -40,8 +40,9 @@ typedef struct loom_device_ops {
   const char *kind;
 
   int (*device_count)(int32_t *count, char *err, size_t err_len);
-  /* Opens device `ordinal` (< device_count) and fills `properties`, whose
-   * strings the backend keeps valid until device_close. */
+  /* Opens device `ordinal` (< device_count) and fills `properties` (the
+   * runtime sets kind and ordinal), whose strings the backend keeps valid
+   * until device_close. */
   int (*device_open)(int32_t ordinal, void **device,
                      loom_device_properties *properties, char *err,
                      size_t err_len);
