@@ -3,7 +3,8 @@
 // NcclSelfTest.cpp (main: loading the plugin, the teams of ranks),
 // NcclSelfTestCases.cpp (the collectives and their checks) and
 // NcclSelfTestSupport.cpp (reporting, data, buffers). Built twice: against
-// CUDA and NCCL, and against their host stand-ins (test/FakeCudaNccl.cpp).
+// CUDA and NCCL, and against their host stand-ins (test/FakeCuda.cpp,
+// test/FakeNccl.cpp).
 //
 //===----------------------------------------------------------------------===//
 

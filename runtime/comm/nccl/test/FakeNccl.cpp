@@ -1,28 +1,14 @@
-//===- FakeCudaNccl.cpp - Host stand-ins for libcudart and libnccl --------===//
+//===- FakeNccl.cpp - Host stand-ins for libnccl --------------------------===//
 //
-// A test double for machines without a GPU: the CUDA runtime and NCCL
-// functions that NcclBackend.cpp and NcclSelfTest.cpp call, implemented on
-// the host, so that the same two sources linked against this library
-// (instead of libcudart and libnccl) run the whole self-test in CI.
-//
-//  - LOOM_FAKE_CUDA_DEVICES devices (default 1; 0 makes cudaGetDeviceCount
-//    fail as on a machine without a driver), with a per-thread current one.
-//  - "Device", managed and pinned memory are host memory that this library
-//    records; cudaPointerGetAttributes answers from that record.
-//  - A communicator is a clique of threads of this process. The collectives
-//    check that every buffer NCCL is given is device (or managed) memory of
-//    the communicator's device -- the check that matters most, as real NCCL
-//    would fault on a host pointer -- and that its ranks use distinct
-//    devices, then compute their results on the host.
-//  - Copies and collectives complete when called, except that copies queued
-//    on a non-blocking stream (cudaStreamNonBlocking) wait until that stream
-//    is next used by a collective or synchronised: a caller that relies on
-//    a stream's order but queues its work elsewhere then reads stale data,
-//    as it could on a GPU.
+// A communicator is a clique of threads of this process. The collectives
+// check that every buffer NCCL is given is device (or managed) memory of the
+// communicator's device (FakeCuda.cpp records what it handed out) and that
+// its ranks use distinct devices, then compute their results on the host.
 //
 //===----------------------------------------------------------------------===//
 
-#include <cuda_runtime_api.h>
+#include "FakeCuda.h"
+
 #include <nccl.h>
 
 #include <climits>
@@ -34,124 +20,13 @@
 #include <cstring>
 #include <map>
 #include <mutex>
-#include <new>
 #include <string>
 #include <vector>
 
-namespace {
-
-//===----------------------------------------------------------------------===//
-// Devices and memory
-//===----------------------------------------------------------------------===//
-
-int deviceCount() {
-  const char *value = getenv("LOOM_FAKE_CUDA_DEVICES");
-  return value && *value ? atoi(value) : 1;
-}
-
-thread_local int currentDevice = 0;
-thread_local cudaError_t lastCudaError = cudaSuccess;
-
-cudaError_t record(cudaError_t error) {
-  if (error != cudaSuccess)
-    lastCudaError = error;
-  return error;
-}
-
-struct Allocation {
-  size_t bytes;
-  cudaMemoryType type;
-  int device;
-};
-
-std::mutex memoryMutex;
-std::map<uintptr_t, Allocation> allocations;
-
-cudaError_t allocate(void **ptr, size_t bytes, cudaMemoryType type) {
-  if (!ptr)
-    return record(cudaErrorInvalidValue);
-  if (deviceCount() <= 0)
-    return record(cudaErrorInsufficientDriver);
-  void *p = malloc(bytes ? bytes : 1);
-  if (!p)
-    return record(cudaErrorMemoryAllocation);
-  // Garbage, as fresh device memory may hold.
-  memset(p, 0xa5, bytes);
-  std::lock_guard<std::mutex> lock(memoryMutex);
-  allocations[reinterpret_cast<uintptr_t>(p)] = {bytes, type, currentDevice};
-  *ptr = p;
-  return cudaSuccess;
-}
-
-cudaError_t release(void *ptr, bool host) {
-  if (!ptr)
-    return cudaSuccess;
-  std::lock_guard<std::mutex> lock(memoryMutex);
-  auto it = allocations.find(reinterpret_cast<uintptr_t>(ptr));
-  if (it == allocations.end() ||
-      (it->second.type == cudaMemoryTypeHost) != host)
-    return record(cudaErrorInvalidValue);
-  allocations.erase(it);
-  free(ptr);
-  return cudaSuccess;
-}
-
-/// The allocation holding [ptr, ptr + bytes), if one does.
-bool find(const void *ptr, size_t bytes, Allocation &out) {
-  uintptr_t p = reinterpret_cast<uintptr_t>(ptr);
-  std::lock_guard<std::mutex> lock(memoryMutex);
-  auto it = allocations.upper_bound(p);
-  if (it == allocations.begin())
-    return false;
-  --it;
-  if (p + bytes > it->first + it->second.bytes || p < it->first)
-    return false;
-  out = it->second;
-  return true;
-}
-
-} // namespace
-
-//===----------------------------------------------------------------------===//
-// Streams
-//===----------------------------------------------------------------------===//
-
-struct CUstream_st {
-  bool deferred = false;
-  struct Copy {
-    void *dst;
-    const void *src;
-    size_t bytes;
-  };
-  std::vector<Copy> pending;
-};
+using fake::Allocation;
+using fake::find;
 
 namespace {
-
-/// Runs the copies queued on `stream`, in order.
-void runPending(cudaStream_t stream) {
-  if (!stream)
-    return;
-  for (const CUstream_st::Copy &copy : stream->pending)
-    memmove(copy.dst, copy.src, copy.bytes);
-  stream->pending.clear();
-}
-
-cudaError_t createStream(cudaStream_t *stream, bool deferred) {
-  if (!stream)
-    return record(cudaErrorInvalidValue);
-  if (deviceCount() <= 0)
-    return record(cudaErrorInsufficientDriver);
-  *stream = new (std::nothrow) CUstream_st;
-  if (!*stream)
-    return record(cudaErrorMemoryAllocation);
-  (*stream)->deferred = deferred;
-  return cudaSuccess;
-}
-
-//===----------------------------------------------------------------------===//
-// Communicators
-//===----------------------------------------------------------------------===//
 
 thread_local std::string lastNcclError;
 
@@ -523,169 +398,6 @@ ncclResult_t runPointToPoint() {
 } // namespace
 
 //===----------------------------------------------------------------------===//
-// The CUDA runtime
-//===----------------------------------------------------------------------===//
-
-cudaError_t cudaGetLastError(void) {
-  cudaError_t error = lastCudaError;
-  lastCudaError = cudaSuccess;
-  return error;
-}
-
-const char *cudaGetErrorString(cudaError_t error) {
-  switch (error) {
-  case cudaSuccess:
-    return "no error";
-  case cudaErrorInvalidValue:
-    return "invalid argument";
-  case cudaErrorMemoryAllocation:
-    return "out of memory";
-  case cudaErrorInsufficientDriver:
-    return "CUDA driver version is insufficient for CUDA runtime version";
-  case cudaErrorNoDevice:
-    return "no CUDA-capable device is detected";
-  case cudaErrorInvalidDevice:
-    return "invalid device ordinal";
-  default:
-    return "unknown error";
-  }
-}
-
-const char *cudaGetErrorName(cudaError_t error) {
-  switch (error) {
-  case cudaSuccess:
-    return "cudaSuccess";
-  case cudaErrorInvalidValue:
-    return "cudaErrorInvalidValue";
-  case cudaErrorMemoryAllocation:
-    return "cudaErrorMemoryAllocation";
-  case cudaErrorInsufficientDriver:
-    return "cudaErrorInsufficientDriver";
-  case cudaErrorNoDevice:
-    return "cudaErrorNoDevice";
-  case cudaErrorInvalidDevice:
-    return "cudaErrorInvalidDevice";
-  default:
-    return "cudaErrorUnknown";
-  }
-}
-
-cudaError_t cudaGetDeviceCount(int *count) {
-  int n = deviceCount();
-  if (n <= 0) {
-    *count = 0;
-    return record(cudaErrorInsufficientDriver);
-  }
-  *count = n;
-  return cudaSuccess;
-}
-
-cudaError_t cudaGetDevice(int *device) {
-  if (deviceCount() <= 0)
-    return record(cudaErrorInsufficientDriver);
-  *device = currentDevice;
-  return cudaSuccess;
-}
-
-cudaError_t cudaSetDevice(int device) {
-  if (device < 0 || device >= deviceCount())
-    return record(cudaErrorInvalidDevice);
-  currentDevice = device;
-  return cudaSuccess;
-}
-
-cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device) {
-  if (device < 0 || device >= deviceCount())
-    return record(cudaErrorInvalidDevice);
-  memset(prop, 0, sizeof(*prop));
-  snprintf(prop->name, sizeof(prop->name), "fake device %d (host memory)",
-           device);
-  prop->major = 9;
-  prop->totalGlobalMem = size_t(1) << 30;
-  return cudaSuccess;
-}
-
-cudaError_t cudaRuntimeGetVersion(int *version) {
-  *version = CUDART_VERSION;
-  return cudaSuccess;
-}
-
-cudaError_t cudaDriverGetVersion(int *version) {
-  *version = deviceCount() > 0 ? CUDART_VERSION : 0;
-  return cudaSuccess;
-}
-
-cudaError_t cudaStreamCreate(cudaStream_t *stream) {
-  return createStream(stream, false);
-}
-
-cudaError_t cudaStreamCreateWithFlags(cudaStream_t *stream,
-                                      unsigned int flags) {
-  return createStream(stream, (flags & cudaStreamNonBlocking) != 0);
-}
-
-cudaError_t cudaStreamDestroy(cudaStream_t stream) {
-  runPending(stream);
-  delete stream;
-  return cudaSuccess;
-}
-
-cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
-  runPending(stream);
-  return cudaSuccess;
-}
-
-cudaError_t cudaMalloc(void **ptr, size_t bytes) {
-  return allocate(ptr, bytes, cudaMemoryTypeDevice);
-}
-
-cudaError_t cudaMallocHost(void **ptr, size_t bytes) {
-  return allocate(ptr, bytes, cudaMemoryTypeHost);
-}
-
-cudaError_t cudaMallocManaged(void **ptr, size_t bytes, unsigned int) {
-  return allocate(ptr, bytes, cudaMemoryTypeManaged);
-}
-
-cudaError_t cudaFree(void *ptr) { return release(ptr, false); }
-
-cudaError_t cudaFreeHost(void *ptr) { return release(ptr, true); }
-
-cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attributes,
-                                     const void *ptr) {
-  memset(attributes, 0, sizeof(*attributes));
-  Allocation allocation;
-  if (!find(ptr, 1, allocation)) {
-    attributes->type = cudaMemoryTypeUnregistered;
-    attributes->device = -2;
-    attributes->hostPointer = const_cast<void *>(ptr);
-    return cudaSuccess;
-  }
-  attributes->type = allocation.type;
-  attributes->device = allocation.device;
-  return cudaSuccess;
-}
-
-cudaError_t cudaMemcpy(void *dst, const void *src, size_t bytes,
-                       enum cudaMemcpyKind) {
-  if (bytes && (!dst || !src))
-    return record(cudaErrorInvalidValue);
-  memmove(dst, src, bytes);
-  return cudaSuccess;
-}
-
-cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes,
-                            enum cudaMemcpyKind kind, cudaStream_t stream) {
-  if (bytes && (!dst || !src))
-    return record(cudaErrorInvalidValue);
-  if (stream && stream->deferred) {
-    stream->pending.push_back({dst, src, bytes});
-    return cudaSuccess;
-  }
-  return cudaMemcpy(dst, src, bytes, kind);
-}
-
-//===----------------------------------------------------------------------===//
 // NCCL
 //===----------------------------------------------------------------------===//
 
@@ -739,17 +451,17 @@ ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId id,
     if (clique->size != nranks || clique->devices[size_t(rank)] != -1)
       return ncclFail(ncclInvalidUsage, "rank %d joins twice or sizes differ",
                       rank);
-    clique->devices[size_t(rank)] = currentDevice;
+    clique->devices[size_t(rank)] = fake::currentDevice();
     ++clique->joined;
     ++clique->alive;
   }
   clique->barrier();
   for (int r = 0; r < nranks; ++r)
-    if (r != rank && clique->devices[size_t(r)] == currentDevice)
+    if (r != rank && clique->devices[size_t(r)] == fake::currentDevice())
       return ncclFail(ncclInvalidUsage,
                       "Duplicate GPU detected: ranks %d and %d on device %d",
-                      rank, r, currentDevice);
-  *comm = new ncclComm{clique, rank, currentDevice};
+                      rank, r, fake::currentDevice());
+  *comm = new ncclComm{clique, rank, fake::currentDevice()};
   return ncclSuccess;
 }
 
@@ -774,7 +486,7 @@ ncclResult_t ncclAllReduce(const void *send, void *recv, size_t count,
                            ncclDataType_t type, ncclRedOp_t op, ncclComm_t comm,
                            cudaStream_t stream) {
   // The work queued before it on its stream comes first.
-  runPending(stream);
+  fake::runPending(stream);
   if (ncclResult_t r = checkCall(comm, type, op))
     return r;
   Clique &clique = *comm->clique;
@@ -798,7 +510,7 @@ ncclResult_t ncclReduceScatter(const void *send, void *recv, size_t count,
                                ncclDataType_t type, ncclRedOp_t op,
                                ncclComm_t comm, cudaStream_t stream) {
   // The work queued before it on its stream comes first.
-  runPending(stream);
+  fake::runPending(stream);
   if (ncclResult_t r = checkCall(comm, type, op))
     return r;
   Clique &clique = *comm->clique;
@@ -826,7 +538,7 @@ ncclResult_t ncclAllGather(const void *send, void *recv, size_t count,
                            ncclDataType_t type, ncclComm_t comm,
                            cudaStream_t stream) {
   // The work queued before it on its stream comes first.
-  runPending(stream);
+  fake::runPending(stream);
   if (ncclResult_t r = checkCall(comm, type, ncclSum))
     return r;
   Clique &clique = *comm->clique;
@@ -853,7 +565,7 @@ ncclResult_t ncclBroadcast(const void *send, void *recv, size_t count,
                            ncclDataType_t type, int root, ncclComm_t comm,
                            cudaStream_t stream) {
   // The work queued before it on its stream comes first.
-  runPending(stream);
+  fake::runPending(stream);
   if (ncclResult_t r = checkCall(comm, type, ncclSum))
     return r;
   Clique &clique = *comm->clique;
@@ -894,7 +606,7 @@ ncclResult_t ncclGroupEnd() {
 ncclResult_t ncclSend(const void *send, size_t count, ncclDataType_t type,
                       int peer, ncclComm_t comm, cudaStream_t stream) {
   // The work queued before it on its stream comes first.
-  runPending(stream);
+  fake::runPending(stream);
   if (ncclResult_t r = checkCall(comm, type, ncclSum))
     return r;
   size_t bytes = count * typeSize(type);
@@ -911,7 +623,7 @@ ncclResult_t ncclSend(const void *send, size_t count, ncclDataType_t type,
 ncclResult_t ncclRecv(void *recv, size_t count, ncclDataType_t type, int peer,
                       ncclComm_t comm, cudaStream_t stream) {
   // The work queued before it on its stream comes first.
-  runPending(stream);
+  fake::runPending(stream);
   if (ncclResult_t r = checkCall(comm, type, ncclSum))
     return r;
   size_t bytes = count * typeSize(type);
