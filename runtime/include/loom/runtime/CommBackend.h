@@ -24,6 +24,7 @@
 #ifndef LOOM_RUNTIME_COMMBACKEND_H
 #define LOOM_RUNTIME_COMMBACKEND_H
 
+#include "loom/runtime/ABI.h"
 #include "loom/runtime/Base.h"
 #include <stddef.h>
 
