@@ -12,13 +12,33 @@ import os
 
 import numpy as np
 
-_DTYPES = {1: np.float16, 2: np.dtype("V2"), 3: np.float32, 4: np.float64,
-           5: np.int8, 6: np.int16, 7: np.int32, 8: np.int64, 9: np.uint8,
-           10: np.bool_, 11: np.uint16, 12: np.uint32, 13: np.uint64,
-           # 8-bit floats: raw bytes; int4/uint4: one value per byte.
-           14: np.dtype("V1"), 15: np.dtype("V1"), 16: np.dtype("V1"),
-           17: np.dtype("V1"), 18: np.int8, 19: np.uint8}
-_DTYPES = {code: np.dtype(t) for code, t in _DTYPES.items()}
+# numpy's type for each of the runtime's dtype names; the codes come from
+# the loaded runtime (loom_dtype_name), never from a copy of ABI.h.
+_NUMPY_TYPES = {
+    "float16": np.float16, "bfloat16": np.dtype("V2"), "float32": np.float32,
+    "float64": np.float64, "int8": np.int8, "int16": np.int16,
+    "int32": np.int32, "int64": np.int64, "uint8": np.uint8,
+    "uint16": np.uint16, "uint32": np.uint32, "uint64": np.uint64,
+    "bool": np.bool_,
+    # 8-bit floats: raw bytes; int4/uint4: one value per byte.
+    "float8e4m3fn": np.dtype("V1"), "float8e4m3fnuz": np.dtype("V1"),
+    "float8e5m2": np.dtype("V1"), "float8e5m2fnuz": np.dtype("V1"),
+    "int4": np.int8, "uint4": np.uint8}
+_dtypes = None
+
+
+def _dtype_table(lib):
+    """{dtype code: numpy dtype} for every dtype the runtime knows: the codes
+    1, 2, ... up to the first the runtime calls "invalid"."""
+    table = {}
+    code = 1
+    while True:
+        name = lib.loom_dtype_name(code).decode()
+        if name == "invalid":
+            return table
+        if name in _NUMPY_TYPES:
+            table[code] = np.dtype(_NUMPY_TYPES[name])
+        code += 1
 
 
 class _TensorInfo(ctypes.Structure):
@@ -62,6 +82,10 @@ def library():
         lib.loom_program_load_parameters.restype = ctypes.c_int
         lib.loom_program_load_parameters.argtypes = [
             ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t]
+        lib.loom_dtype_name.restype = ctypes.c_char_p
+        lib.loom_dtype_name.argtypes = [ctypes.c_int32]
+        global _dtypes
+        _dtypes = _dtype_table(lib)
         _lib = lib
     return _lib
 
@@ -99,7 +123,11 @@ class Program:
         for i in range(getattr(lib, f"loom_program_num_{kind}s")(self._handle)):
             info = getattr(lib, f"loom_program_{kind}")(self._handle, i).contents
             shape = tuple(info.shape[d] for d in range(info.rank))
-            specs.append((info.name.decode(), _DTYPES[info.dtype], shape))
+            if info.dtype not in _dtypes:
+                raise LoomError(f"{kind} '{info.name.decode()}' has dtype "
+                                f"code {info.dtype}, which this package "
+                                "cannot map to numpy")
+            specs.append((info.name.decode(), _dtypes[info.dtype], shape))
         return specs
 
     def run(self, feeds):

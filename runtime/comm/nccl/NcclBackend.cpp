@@ -12,10 +12,15 @@
 //  - Device (and managed) memory goes to NCCL directly. Host memory, which
 //    is what the compiled CPU programs pass, is staged through a device
 //    buffer that the group keeps and grows as needed.
-//  - Every call is blocking: it returns once the result is in `dst`. Device
-//    data must be ready when a call is made; the group's stream is a
-//    blocking one, so work on the legacy default stream is waited for, but
+//  - A call with a NULL `stream` runs on the group's own stream and is
+//    blocking: it returns once the result is in `dst`. The group's stream is
+//    a blocking one, so work on the legacy default stream is waited for, but
 //    work on other streams is the caller's to synchronise.
+//  - A call with the caller's `stream` (a cudaStream_t) queues everything on
+//    it, after the work already there. Between device buffers it returns
+//    once queued, as NCCL does (the result is ready when the stream gets
+//    there); a call that stages host memory or divides an integer MEAN on
+//    the host waits for the stream before it returns.
 //  - Reductions take float16, bfloat16, float32, float64 and (u)int8/32/64;
 //    the byte-moving collectives any type. MEAN is ncclAvg on floats; on
 //    integers NCCL sums and the plugin divides, truncating like C.
@@ -369,7 +374,8 @@ int reserveStaging(const Call &call, Group &group, size_t bytes,
     if (!roundUp(bytes, kStagingGranule, rounded))
       return call.fail(LOOM_ERROR_OUT_OF_MEMORY,
                        "cannot stage %zu bytes of host memory", bytes);
-    // Every call synchronises its stream, so nothing uses the old buffer.
+    // Every call that stages waits for its stream, so nothing uses the old
+    // buffer.
     if (group.staging)
       cudaFree(group.staging);
     group.staging = nullptr;
@@ -407,6 +413,12 @@ struct Transfer {
   void *hostDst = nullptr;
   size_t recvBytes = 0;
   bool dstOnDevice = false;
+  // The call uses the group's staging buffer, which the next call may reuse
+  // or replace: it must be done before the call returns.
+  bool staged = false;
+  // The stream everything runs on: the caller's, or the group's own.
+  cudaStream_t stream = nullptr;
+  bool callerStream = false;
 };
 
 bool overlaps(const void *a, size_t aBytes, const void *b, size_t bBytes) {
@@ -431,17 +443,21 @@ int prepare(const Call &call, Group &group, const void *src, size_t sendBytes,
   transfer.dstOnDevice = dstOnDevice;
   auto upload = [&](char *to) {
     return call.cuda(
-        cudaMemcpyAsync(to, src, sendBytes, cudaMemcpyDefault, group.stream),
+        cudaMemcpyAsync(to, src, sendBytes, cudaMemcpyDefault, transfer.stream),
         "cudaMemcpyAsync (input to the device)");
   };
   char *staging = nullptr;
+  auto reserve = [&](size_t bytes) {
+    transfer.staged = true;
+    return reserveStaging(call, group, bytes, staging);
+  };
 
   if (sendBytes == 0) {
     if (dstOnDevice) {
       transfer.send = transfer.recv = dst;
       return 0;
     }
-    if (int s = reserveStaging(call, group, recvBytes, staging))
+    if (int s = reserve(recvBytes))
       return s;
     transfer.send = transfer.recv = staging;
     transfer.hostDst = dst;
@@ -460,13 +476,13 @@ int prepare(const Call &call, Group &group, const void *src, size_t sendBytes,
                    (layout == Layout::RecvInSend && dst == srcBytes + offset);
     if (inPlace || !overlaps(src, sendBytes, dst, recvBytes))
       return 0;
-    if (int s = reserveStaging(call, group, sendBytes, staging))
+    if (int s = reserve(sendBytes))
       return s;
     transfer.send = staging;
     return upload(staging);
   }
   if (srcOnDevice) {
-    if (int s = reserveStaging(call, group, recvBytes, staging))
+    if (int s = reserve(recvBytes))
       return s;
     transfer.send = src;
     transfer.recv = staging;
@@ -474,7 +490,7 @@ int prepare(const Call &call, Group &group, const void *src, size_t sendBytes,
     return 0;
   }
   if (dstOnDevice) {
-    if (int s = reserveStaging(call, group, sendBytes, staging))
+    if (int s = reserve(sendBytes))
       return s;
     transfer.send = staging;
     transfer.recv = dst;
@@ -505,7 +521,7 @@ int prepare(const Call &call, Group &group, const void *src, size_t sendBytes,
                        recvBytes);
     break;
   }
-  if (int s = reserveStaging(call, group, total, staging))
+  if (int s = reserve(total))
     return s;
   transfer.send = staging + sendAt;
   transfer.recv = staging + recvAt;
@@ -513,17 +529,21 @@ int prepare(const Call &call, Group &group, const void *src, size_t sendBytes,
   return upload(staging + sendAt);
 }
 
-/// Copies a staged result back to the host and waits for the stream. After
-/// a failed NCCL call (`status` != 0) it only waits, so that no copy from a
-/// caller's buffer is left running, and returns `status`.
-int finish(const Call &call, Group &group, const Transfer &transfer,
-           int status) {
+/// Copies a staged result back to the host and waits for the stream, unless
+/// the work is all on device memory and on the caller's stream (and `wait`
+/// is false). After a failed NCCL call (`status` != 0) it only waits, so
+/// that no copy from a caller's buffer is left running, and returns
+/// `status`.
+int finish(const Call &call, const Transfer &transfer, int status,
+           bool wait = false) {
   if (!status && transfer.hostDst)
     status = call.cuda(cudaMemcpyAsync(transfer.hostDst, transfer.recv,
                                        transfer.recvBytes, cudaMemcpyDefault,
-                                       group.stream),
+                                       transfer.stream),
                        "cudaMemcpyAsync (output to the host)");
-  cudaError_t synced = cudaStreamSynchronize(group.stream);
+  if (!status && !wait && transfer.callerStream && !transfer.staged)
+    return 0;
+  cudaError_t synced = cudaStreamSynchronize(transfer.stream);
   if (status) {
     if (synced != cudaSuccess)
       cudaGetLastError();
@@ -652,10 +672,12 @@ int begin(Call &call, void *handle, Group *&group) {
 /// One operation, from its checks to its result. An operation's own checks
 /// (`run`'s `check`) set what describes its buffers.
 struct Operation {
-  Operation(const char *what, char *err, size_t errLen)
-      : call{what, err, errLen} {}
+  Operation(const char *what, void *stream, char *err, size_t errLen)
+      : call{what, err, errLen}, stream(static_cast<cudaStream_t>(stream)) {}
 
   Call call;
+  // The caller's stream, or null for the group's own.
+  cudaStream_t stream;
   Group *group = nullptr;
   Transfer transfer;
   // The size of the `count` elements of one rank's part, in bytes.
@@ -713,10 +735,12 @@ int run(Operation &op, void *handle, const void *src, void *dst, size_t count,
   size_t recvBytes = receivesAll ? total : bytes;
   size_t offset = sendsAll == receivesAll ? 0 : size_t(group.rank) * bytes;
   Transfer &transfer = op.transfer;
+  transfer.callerStream = op.stream != nullptr;
+  transfer.stream = op.stream ? op.stream : group.stream;
   if (int s = prepare(call, group, src, sendBytes, dst, recvBytes, layout,
                       offset, transfer))
-    return finish(call, group, transfer, s);
-  int status = finish(call, group, transfer, issue());
+    return finish(call, transfer, s);
+  int status = finish(call, transfer, issue(), /*wait=*/op.divideAfter);
   if (!status && op.divideAfter)
     status = divideResult(call, group, dst, transfer.dstOnDevice, count, bytes,
                           op.dtype);
@@ -724,9 +748,9 @@ int run(Operation &op, void *handle, const void *src, void *dst, size_t count,
 }
 
 int allReduce(void *handle, const void *src, void *dst, size_t count,
-              loom_dtype dtype, loom_reduce_op reduceOp, char *err,
-              size_t errLen) {
-  Operation op("all_reduce", err, errLen);
+              loom_dtype dtype, loom_reduce_op reduceOp, void *stream,
+              char *err, size_t errLen) {
+  Operation op("all_reduce", stream, err, errLen);
   Reduction reduction;
   return run(
       op, handle, src, dst, count, Layout::Same,
@@ -734,44 +758,44 @@ int allReduce(void *handle, const void *src, void *dst, size_t count,
       [&] {
         return op.call.nccl(ncclAllReduce(op.transfer.send, op.transfer.recv,
                                           count, reduction.type, reduction.op,
-                                          op.group->comm, op.group->stream),
+                                          op.group->comm, op.transfer.stream),
                             "ncclAllReduce");
       });
 }
 
-int allGather(void *handle, const void *src, void *dst, size_t bytes, char *err,
-              size_t errLen) {
-  Operation op("all_gather", err, errLen);
+int allGather(void *handle, const void *src, void *dst, size_t bytes,
+              void *stream, char *err, size_t errLen) {
+  Operation op("all_gather", stream, err, errLen);
   return run(
       op, handle, src, dst, bytes, Layout::SendInRecv, [] { return 0; },
       [&] {
         return op.call.nccl(ncclAllGather(op.transfer.send, op.transfer.recv,
                                           bytes, ncclUint8, op.group->comm,
-                                          op.group->stream),
+                                          op.transfer.stream),
                             "ncclAllGather");
       });
 }
 
 int reduceScatter(void *handle, const void *src, void *dst, size_t count,
-                  loom_dtype dtype, loom_reduce_op reduceOp, char *err,
-                  size_t errLen) {
-  Operation op("reduce_scatter", err, errLen);
+                  loom_dtype dtype, loom_reduce_op reduceOp, void *stream,
+                  char *err, size_t errLen) {
+  Operation op("reduce_scatter", stream, err, errLen);
   Reduction reduction;
   return run(
       op, handle, src, dst, count, Layout::RecvInSend,
       [&] { return op.reduce(dtype, reduceOp, reduction); },
       [&] {
-        return op.call.nccl(ncclReduceScatter(op.transfer.send,
-                                              op.transfer.recv, count,
-                                              reduction.type, reduction.op,
-                                              op.group->comm, op.group->stream),
-                            "ncclReduceScatter");
+        return op.call.nccl(
+            ncclReduceScatter(op.transfer.send, op.transfer.recv, count,
+                              reduction.type, reduction.op, op.group->comm,
+                              op.transfer.stream),
+            "ncclReduceScatter");
       });
 }
 
-int allToAll(void *handle, const void *src, void *dst, size_t bytes, char *err,
-             size_t errLen) {
-  Operation op("all_to_all", err, errLen);
+int allToAll(void *handle, const void *src, void *dst, size_t bytes,
+             void *stream, char *err, size_t errLen) {
+  Operation op("all_to_all", stream, err, errLen);
   return run(
       op, handle, src, dst, bytes, Layout::Apart, [] { return 0; },
       [&] {
@@ -785,11 +809,11 @@ int allToAll(void *handle, const void *src, void *dst, size_t bytes, char *err,
         for (int peer = 0; peer < group.size && !status; ++peer) {
           size_t at = size_t(peer) * bytes;
           status = call.nccl(ncclSend(send + at, bytes, ncclUint8, peer,
-                                      group.comm, group.stream),
+                                      group.comm, op.transfer.stream),
                              "ncclSend");
           if (!status)
             status = call.nccl(ncclRecv(recv + at, bytes, ncclUint8, peer,
-                                        group.comm, group.stream),
+                                        group.comm, op.transfer.stream),
                                "ncclRecv");
         }
         // The group is closed whatever happened inside it.
@@ -799,8 +823,8 @@ int allToAll(void *handle, const void *src, void *dst, size_t bytes, char *err,
 }
 
 int broadcast(void *handle, const void *src, void *dst, size_t bytes, int root,
-              char *err, size_t errLen) {
-  Operation op("broadcast", err, errLen);
+              void *stream, char *err, size_t errLen) {
+  Operation op("broadcast", stream, err, errLen);
   return run(
       op, handle, src, dst, bytes, Layout::Same,
       [&] {
@@ -813,7 +837,7 @@ int broadcast(void *handle, const void *src, void *dst, size_t bytes, int root,
       [&] {
         return op.call.nccl(ncclBroadcast(op.transfer.send, op.transfer.recv,
                                           bytes, ncclUint8, root,
-                                          op.group->comm, op.group->stream),
+                                          op.group->comm, op.transfer.stream),
                             "ncclBroadcast");
       });
 }

@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "../../../runtime/lib/Layout.h"
 #include "RuntimeTestUtils.h"
+#include "comm/Layout.h"
 #include "loom/runtime/Collectives.h"
 #include "loom/runtime/CommBackend.h"
 #include "loom/runtime/Runtime.h"
@@ -550,6 +550,24 @@ TEST(Comm, MissingPlugins) {
   EXPECT_EQ(loom_comm_create("../evil", err, sizeof(err)), nullptr);
   EXPECT_STREQ(err, "loom_comm_create: unknown communicator backend "
                     "'../evil' (known: mpi, nccl, self)");
+}
+
+TEST(Comm, PluginsOfAnotherBackendAbiAreRefused) {
+  // libloom_comm_oldabi.so (TestPlugins.c) implements backend ABI 1, whose
+  // operations took no stream: refused before MPI starts or any of its
+  // functions is called.
+  char err[2048] = "";
+  EXPECT_EQ(loom_comm_create("oldabi", err, sizeof(err)), nullptr);
+  std::string message = err;
+  EXPECT_NE(message.find("libloom_comm_oldabi.so' implements backend ABI 1, "
+                         "but this runtime needs " +
+                         std::to_string(LOOM_COMM_BACKEND_ABI_VERSION) +
+                         ": rebuild the plugin with this runtime"),
+            std::string::npos)
+      << message;
+  EXPECT_EQ(message.find("loom_comm_create: communicator backend plugin '"), 0u)
+      << message;
+  EXPECT_EQ(LOOM_COMM_BACKEND_ABI_VERSION, 2);
 }
 
 TEST_F(DistTest, BindChecksTheMeshSize) {

@@ -8,7 +8,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "loom/runtime/Kernels.h"
-#include "../../../runtime/kernels/PackedGemm.h"
+#include "devices/cpu/PackedGemm.h"
+#include "loom/runtime/Device.h"
 #include "gtest/gtest.h"
 #include <algorithm>
 #include <array>
@@ -192,6 +193,16 @@ std::unique_ptr<Matrix<T>> randomMatrix(int64_t rows, int64_t cols,
 /// Set while a test routes rank-2 f32 GEMMs to the kernel for constant B.
 bool useConstB = false;
 
+/// The CPU device, whose parameter-update hook drops packed weights.
+loom_device *cpuDevice() {
+  static loom_device *device = [] {
+    loom_device *created = nullptr;
+    loom_device_create("cpu", 0, &created, nullptr, 0);
+    return created;
+  }();
+  return device;
+}
+
 void callGemm(Desc<float, 2> *a, Desc<float, 2> *b, Desc<float, 2> *c,
               bool transB, bool accumulate) {
   if (!useConstB) {
@@ -200,11 +211,13 @@ void callGemm(Desc<float, 2> *a, Desc<float, 2> *b, Desc<float, 2> *c,
   }
   _mlir_ciface_loom_kernel_gemm_const_b_f32(a, b, c, transB, accumulate);
   // B's storage is freed after the case and its address may come back with
-  // other values: drop the packing, as a program does when it is freed.
+  // other values: drop the packing, as a program does when it is freed
+  // (through the device's parameter-update hook).
   int64_t span = b->offset + 1;
   for (int d = 0; d < 2; ++d)
     span += std::max<int64_t>(b->sizes[d] - 1, 0) * b->strides[d];
-  loom::rt::packed::forgetRange(b->aligned, size_t(span) * sizeof(float));
+  loom_device_buffer_updated(cpuDevice(), b->aligned,
+                             size_t(span) * sizeof(float));
 }
 
 struct ConstBGuard {
@@ -573,7 +586,7 @@ TEST(ConstBGemmTest, PackingLastsUntilForgotten) {
   if (!loom::rt::packed::available())
     GTEST_SKIP() << "no AVX-512F: the constant-B kernel is BLAS";
   // The contract: B does not change while its packing is cached; freeing
-  // the program (forgetRange) drops the packing.
+  // the program (the parameter-update hook) drops the packing.
   const int64_t k = 64; // deep enough for the packed kernel
   std::vector<float> a(3 * k, 1.0f), b(k * 2, 1.0f), c(3 * 2, 0.0f);
   Desc<float, 2> da{a.data(), a.data(), 0, {3, k}, {k, 1}};
@@ -584,10 +597,10 @@ TEST(ConstBGemmTest, PackingLastsUntilForgotten) {
   std::fill(b.begin(), b.end(), 5.0f);
   _mlir_ciface_loom_kernel_gemm_const_b_f32(&da, &db, &dc, 0, 0);
   EXPECT_EQ(c[0], 64.0f) << "the packing was rebuilt although B is constant";
-  loom::rt::packed::forgetRange(b.data(), b.size() * sizeof(float));
+  loom_device_buffer_updated(cpuDevice(), b.data(), b.size() * sizeof(float));
   _mlir_ciface_loom_kernel_gemm_const_b_f32(&da, &db, &dc, 0, 0);
   EXPECT_EQ(c[0], 320.0f);
-  loom::rt::packed::forgetRange(b.data(), b.size() * sizeof(float));
+  loom_device_buffer_updated(cpuDevice(), b.data(), b.size() * sizeof(float));
 }
 
 //===----------------------------------------------------------------------===//

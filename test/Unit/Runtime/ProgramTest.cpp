@@ -600,6 +600,68 @@ TEST_F(ArtifactTest, TargetChecks) {
 #endif
 }
 
+TEST_F(ArtifactTest, TargetDevice) {
+  // Without "target.device" (the affine manifest) artifacts run on the CPU.
+  std::string parameters = affineParameters();
+  ASSERT_TRUE(writeArtifact(artifact(), affineManifest(), &parameters));
+  char err[1024] = "";
+  {
+    Program program(loom_program_load(artifact().c_str(), err, sizeof(err)));
+    ASSERT_NE(program.get(), nullptr) << err;
+    EXPECT_STREQ(loom_program_target_device(program.get()), "cpu");
+    EXPECT_STREQ(loom_device_kind(loom_program_device(program.get())), "cpu");
+  }
+
+  // Another kind is a plugin: the CPU device loaded as one runs it too.
+  json::Value manifest = affineManifest();
+  json::Value target = json::Value::object();
+  target.set("device", json::Value::string("testcpu"));
+  manifest.set("target", target);
+  ASSERT_TRUE(writeArtifact(artifact(), manifest, &parameters));
+  {
+    Program program(loom_program_load(artifact().c_str(), err, sizeof(err)));
+    ASSERT_NE(program.get(), nullptr) << err;
+    EXPECT_STREQ(loom_device_kind(loom_program_device(program.get())),
+                 "testcpu");
+    float x[6] = {1, 2, 3, 4, 5, 6}, y[6] = {0};
+    int64_t count = 0;
+    const void *inputs[] = {x};
+    void *outputs[] = {y, &count};
+    ASSERT_EQ(
+        loom_program_run(program.get(), inputs, outputs, err, sizeof(err)),
+        LOOM_OK)
+        << err;
+    EXPECT_EQ(y[1], 5.0f); // 2 * 2 + 1
+  }
+
+  // A kind this runtime lacks fails the load (not the manifest).
+  target.set("device", json::Value::string("cuda"));
+  manifest.set("target", target);
+  EXPECT_EQ(loadError(manifest),
+            "artifact '" + artifact() +
+                "' runs on device 'cuda': no device 'cuda' in this runtime "
+                "(libloom_device_cuda.so not found)");
+  {
+    Program program(loom_program_load_with_flags(
+        artifact().c_str(), LOOM_LOAD_MANIFEST_ONLY, err, sizeof(err)));
+    ASSERT_NE(program.get(), nullptr) << err;
+    EXPECT_STREQ(loom_program_target_device(program.get()), "cuda");
+    EXPECT_EQ(loom_program_device(program.get()), nullptr);
+  }
+
+  target.set("device", json::Value::string(""));
+  manifest.set("target", target);
+  EXPECT_NE(loadError(manifest).find(
+                "'target.device' must name a device kind (such as \"cpu\"), "
+                "found \"\""),
+            std::string::npos);
+  target.set("device", json::Value::integer(3));
+  manifest.set("target", target);
+  EXPECT_NE(loadError(manifest).find("'target.device' must be a string"),
+            std::string::npos)
+      << loadError(manifest);
+}
+
 TEST_F(ArtifactTest, ErrorBuffersAreOptional) {
   char err[16];
   std::memset(err, 'x', sizeof(err));

@@ -7,6 +7,7 @@
 |*                                                                            *|
 \*===----------------------------------------------------------------------===*/
 
+#include "loom/runtime/Kernels.h"
 #include "loom/runtime/Runtime.h"
 #include <stdint.h>
 #include <string.h>
@@ -67,4 +68,20 @@ void loom_entry_dtypes(void **buffers) {
   static const size_t sizes[7] = {4, 4, 4, 4, 8, 4, 4};
   for (int i = 0; i < 7; ++i)
     memcpy(buffers[7 + i], buffers[i], sizes[i]);
+}
+
+/* MLIR's descriptor of a rank-2 f32 memref. */
+typedef struct {
+  float *allocated, *aligned;
+  int64_t offset, sizes[2], strides[2];
+} Memref2;
+
+/* "gemm": parameter w float32[64,4]; input x float32[2,64]; output
+ * y float32[2,4] = x w, through the GEMM for a constant B (runtime ABI 2),
+ * which the CPU device may serve from weights packed on first use. */
+void loom_entry_gemm(void **buffers) {
+  Memref2 w = {buffers[0], buffers[0], 0, {64, 4}, {4, 1}};
+  Memref2 x = {buffers[1], buffers[1], 0, {2, 64}, {64, 1}};
+  Memref2 y = {buffers[2], buffers[2], 0, {2, 4}, {4, 1}};
+  _mlir_ciface_loom_kernel_gemm_const_b_f32(&x, &w, &y, 0, 0);
 }

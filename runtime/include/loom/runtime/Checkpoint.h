@@ -12,8 +12,8 @@
 #ifndef LOOM_RUNTIME_CHECKPOINT_H
 #define LOOM_RUNTIME_CHECKPOINT_H
 
+#include "loom/runtime/Base.h"
 #include "loom/runtime/Json.h"
-#include "loom/runtime/Runtime.h"
 #include "loom/runtime/Safetensors.h"
 #include <cstdint>
 #include <string>

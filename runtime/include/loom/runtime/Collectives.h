@@ -1,8 +1,9 @@
 /*===- Collectives.h - The collectives compiled programs call -----*- C -*-===*\
 |*                                                                            *|
-|* A distributed artifact's program.so (runtime ABI 3) is the same SPMD       *|
-|* program on every rank; it imports these symbols from libloom_runtime to    *|
-|* communicate. They act on the communicator the running program is bound to *|
+|* A distributed artifact's program.so (runtime ABI 3,                       *|
+|* LOOM_RUNTIME_ABI_COLLECTIVES) is the same SPMD program on every rank; it   *|
+|* imports these symbols from libloom_runtime to communicate. They act on    *|
+|* the communicator the running program is bound to                          *|
 |* (loom_program_bind; loom_program_run makes it current on its thread) and   *|
 |* on group `group` of the manifest's "groups" (docs/Artifact.md).            *|
 |*                                                                            *|
@@ -21,6 +22,7 @@
 #ifndef LOOM_RUNTIME_COLLECTIVES_H
 #define LOOM_RUNTIME_COLLECTIVES_H
 
+#include "loom/runtime/ABI.h"
 #include <stddef.h>
 #include <stdint.h>
 
@@ -28,19 +30,8 @@
 extern "C" {
 #endif
 
-/* The kinds of collective calls, as the manifest's "collectives" spells
- * them (loom_collective_kind_name). */
-typedef enum loom_collective_kind {
-  LOOM_COLLECTIVE_ALL_REDUCE = 0,
-  LOOM_COLLECTIVE_ALL_GATHER = 1,
-  LOOM_COLLECTIVE_REDUCE_SCATTER = 2,
-  LOOM_COLLECTIVE_ALL_TO_ALL = 3,
-  LOOM_COLLECTIVE_BROADCAST = 4,
-  LOOM_COLLECTIVE_TAKE_SHARD = 5,
-  LOOM_COLLECTIVE_NUM_KINDS = 6,
-} loom_collective_kind;
-
-/* "all_reduce", ...; "invalid" outside the enum. */
+/* "all_reduce", ... (a loom_collective_kind of ABI.h, as the manifest's
+ * "collectives" spell them); "invalid" outside the enum. */
 const char *loom_collective_kind_name(int32_t kind);
 
 /* dst[0..count) = op over the group of src (`dtype` a loom_dtype, `op` a

@@ -1,43 +1,41 @@
 /*===- CommBackend.h - The interface of communicator backends -----*- C -*-===*\
 |*                                                                            *|
-|* The runtime's communicator (Runtime.h: loom_comm) runs every collective    *|
-|* through a backend: MPI (built into libloom_runtime) or NCCL (a plugin,     *|
-|* libloom_comm_nccl.so, loaded with dlopen when asked for, so that neither   *|
-|* the runtime nor the compiler links CUDA). A backend only moves contiguous  *|
-|* blocks within one group of ranks; the runtime does the layout work         *|
-|* (gathering along an inner dimension, timeouts, logging) around it.         *|
+|* The runtime's communicator (Communicator.h: loom_comm) runs every          *|
+|* collective through a backend: MPI (built into libloom_runtime) or NCCL (a  *|
+|* plugin, libloom_comm_nccl.so, loaded with dlopen when asked for, so that   *|
+|* neither the runtime nor the compiler links CUDA). A backend only moves     *|
+|* contiguous blocks within one group of ranks; the runtime does the layout   *|
+|* work (gathering along an inner dimension, timeouts, logging) around it.    *|
 |*                                                                            *|
 |* A group is bootstrapped through the runtime's MPI: the backend receives    *|
 |* its rank and size within the group and a broadcast it may use to share     *|
 |* an identifier (NCCL's ncclUniqueId).                                       *|
 |*                                                                            *|
 |* Every function returns 0 on success or a loom_status with a message in     *|
-|* `err` (which may be NULL / 0-sized). Buffers may be host memory; a GPU     *|
-|* backend also accepts device memory.                                        *|
+|* `err` (which may be NULL / 0-sized). Buffers are host memory or memory of  *|
+|* the device the caller runs on (Device.h: loom_buffer_data); a backend      *|
+|* that cannot use device memory (MPI) gets host memory only. `stream` is     *|
+|* that device's native stream (loom_stream_native: a cudaStream_t for CUDA,  *|
+|* NULL for the CPU): a GPU backend orders its work after what was queued on  *|
+|* it; NULL means the backend's own stream. MPI ignores it.                   *|
 |*                                                                            *|
 \*===----------------------------------------------------------------------===*/
 
 #ifndef LOOM_RUNTIME_COMMBACKEND_H
 #define LOOM_RUNTIME_COMMBACKEND_H
 
-#include "loom/runtime/Runtime.h"
+#include "loom/runtime/ABI.h"
+#include "loom/runtime/Base.h"
 #include <stddef.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* Version of loom_comm_backend_ops; a plugin with another one is refused. */
-#define LOOM_COMM_BACKEND_ABI_VERSION 1
-
-/* Reduction operators; the values are those of the compiler's ReductionKind
- * (and of the `op` argument of the loom_coll_* symbols). */
-typedef enum loom_reduce_op {
-  LOOM_REDUCE_SUM = 0,
-  LOOM_REDUCE_MEAN = 1,
-  LOOM_REDUCE_MAX = 2,
-  LOOM_REDUCE_MIN = 3,
-} loom_reduce_op;
+/* Version of loom_comm_backend_ops; a plugin with another one is refused,
+ * with a message naming both. 2 added the `stream` argument of the
+ * operations that move data. */
+#define LOOM_COMM_BACKEND_ABI_VERSION 2
 
 /* What the runtime lends a backend to set up one group. */
 typedef struct loom_comm_bootstrap {
@@ -51,7 +49,9 @@ typedef struct loom_comm_bootstrap {
 } loom_comm_bootstrap;
 
 typedef struct loom_comm_backend_ops {
-  int abi_version; /* LOOM_COMM_BACKEND_ABI_VERSION */
+  /* LOOM_COMM_BACKEND_ABI_VERSION; always the first field, so that the
+   * runtime can refuse a plugin of another version before reading more. */
+  int abi_version;
   const char *name;
 
   /* Creates the backend's communicator for one group; collective over the
@@ -62,23 +62,23 @@ typedef struct loom_comm_backend_ops {
 
   /* dst[i] = op over ranks of src[i], i < count; src == dst is allowed. */
   int (*all_reduce)(void *group, const void *src, void *dst, size_t count,
-                    loom_dtype dtype, loom_reduce_op op, char *err,
-                    size_t err_len);
+                    loom_dtype dtype, loom_reduce_op op, void *stream,
+                    char *err, size_t err_len);
   /* dst = the ranks' `bytes`-byte blocks in group order. */
   int (*all_gather)(void *group, const void *src, void *dst, size_t bytes,
-                    char *err, size_t err_len);
+                    void *stream, char *err, size_t err_len);
   /* src holds `size` blocks of `count` elements; dst = op over ranks of
    * block `rank`. */
   int (*reduce_scatter)(void *group, const void *src, void *dst, size_t count,
-                        loom_dtype dtype, loom_reduce_op op, char *err,
-                        size_t err_len);
+                        loom_dtype dtype, loom_reduce_op op, void *stream,
+                        char *err, size_t err_len);
   /* src holds `size` blocks of `bytes` bytes; block j goes to rank j, and
    * dst's block i comes from rank i. */
   int (*all_to_all)(void *group, const void *src, void *dst, size_t bytes,
-                    char *err, size_t err_len);
+                    void *stream, char *err, size_t err_len);
   /* dst on every rank = src on rank `root` (`src` is read on root only). */
   int (*broadcast)(void *group, const void *src, void *dst, size_t bytes,
-                   int root, char *err, size_t err_len);
+                   int root, void *stream, char *err, size_t err_len);
 } loom_comm_backend_ops;
 
 /* The symbol a backend plugin exports (libloom_comm_<name>.so exports

@@ -1,12 +1,11 @@
-//===- Launch.h - Multi-rank jobs: launcher detection, status files -*- C++
-//-*-//
+//===- Launch.h - A rank of a launched job: detection, status -*- C++ -*-===//
 //
-// Shared by the library (which ends the job when a collective fails) and
-// loomrun (which launches ranks and reports how each ended). A launcher
-// (loomrun -np) sets LOOM_STATUS_DIR; every rank writes rank<R>.json there
-// when it ends: {"rank", "status": "ok"|"error"|"terminated", "code",
-// "message"}, plus "orderly": true when the ranks agreed to fail and the
-// message was already printed.
+// A rank's side of a multi-rank job, used by the communicator (which ends
+// the job when a collective fails), the training loop and loomrun's ranks.
+// A launcher (Launcher.h, loomrun -np) sets LOOM_STATUS_DIR; every rank
+// writes rank<R>.json there when it ends: {"rank", "status":
+// "ok"|"error"|"terminated", "code", "message"}, plus "orderly": true when
+// the ranks agreed to fail and the message was already printed.
 //
 //===----------------------------------------------------------------------===//
 

@@ -8,7 +8,7 @@
 #ifndef LOOM_RUNTIME_MEANDIVISION_H
 #define LOOM_RUNTIME_MEANDIVISION_H
 
-#include "loom/runtime/Runtime.h"
+#include "loom/runtime/Base.h"
 #include <cstddef>
 #include <cstdint>
 

@@ -13,7 +13,7 @@
 #ifndef LOOM_RUNTIME_NPY_H
 #define LOOM_RUNTIME_NPY_H
 
-#include "loom/runtime/Runtime.h"
+#include "loom/runtime/Base.h"
 #include "loom/runtime/Support.h"
 #include <string>
 #include <string_view>

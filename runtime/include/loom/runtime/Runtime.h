@@ -6,14 +6,20 @@
 |* function bindings share one stable ABI. Functions report failure with a    *|
 |* status code and a message; the library never exits or aborts on bad input. *|
 |*                                                                            *|
-|* Error buffers: every `err`/`err_len` pair is optional (NULL or 0 skips the *|
-|* message); when given, the message is NUL-terminated and truncated to fit.  *|
+|* This header declares programs (loading, running, binding, parameters) and  *|
+|* includes the rest of the C API: the codes of ABI.h, the basics of Base.h,  *|
+|* devices (Device.h) and communicators (Communicator.h). Error buffers are   *|
+|* optional everywhere (Base.h).                                              *|
 |*                                                                            *|
 \*===----------------------------------------------------------------------===*/
 
 #ifndef LOOM_RUNTIME_RUNTIME_H
 #define LOOM_RUNTIME_RUNTIME_H
 
+#include "loom/runtime/ABI.h"
+#include "loom/runtime/Base.h"
+#include "loom/runtime/Communicator.h"
+#include "loom/runtime/Device.h"
 #include <stddef.h>
 #include <stdint.h>
 
@@ -21,134 +27,11 @@
 extern "C" {
 #endif
 
-/* The ABI of the programs this runtime runs: an artifact's "runtime_abi"
- * must be between LOOM_RUNTIME_ABI_MIN_VERSION and this. It grows when
- * compiled programs may import a new symbol, and the minimum moves when the
- * entry calling convention or an existing symbol changes incompatibly.
- * 2: loom_kernel_gemm_const_b_f32. 3: the loom_coll_* collectives
- * (Collectives.h). */
-#define LOOM_RUNTIME_ABI_VERSION 3
-#define LOOM_RUNTIME_ABI_MIN_VERSION 1
-
-/* The manifest formats this runtime reads ("format_version"); 2 added the
- * mesh, groups, collectives and sharded tensors of distributed artifacts, 3
- * the training object and the parameter keys init and update
- * (docs/Training.md). */
-#define LOOM_ARTIFACT_FORMAT_VERSION 3
-#define LOOM_ARTIFACT_FORMAT_MIN_VERSION 1
-
-/* Alignment, in bytes, of every buffer handed to a compiled program. */
-#define LOOM_ALIGNMENT 64
-
-/* Returns LOOM_RUNTIME_ABI_VERSION of the library actually loaded, which can
- * differ from the header a caller was compiled against. */
-int loom_runtime_abi_version(void);
-
-/* The runtime's release version, e.g. "0.1.0". */
-const char *loom_runtime_version(void);
-
-/*===--------------------------------------------------------------------===*/
-/* Status codes                                                             */
-/*===--------------------------------------------------------------------===*/
-
-typedef enum loom_status {
-  LOOM_OK = 0,
-  /* A NULL handle or buffer, an index out of range. */
-  LOOM_ERROR_INVALID_ARGUMENT = 1,
-  /* A file could not be opened, read, mapped or loaded. */
-  LOOM_ERROR_IO = 2,
-  /* A file is malformed (JSON syntax, missing keys, bad values). */
-  LOOM_ERROR_FORMAT = 3,
-  /* Well-formed, but for another runtime ABI, format version or CPU. */
-  LOOM_ERROR_INCOMPATIBLE = 4,
-  LOOM_ERROR_OUT_OF_MEMORY = 5,
-  /* The operation is not available on this handle (e.g. running a program
-   * loaded with LOOM_LOAD_MANIFEST_ONLY). */
-  LOOM_ERROR_UNSUPPORTED = 6,
-  /* A collective call (loom_program_bind) failed because another rank
-   * failed; that rank's message says why. */
-  LOOM_ERROR_PEER_FAILED = 7,
-} loom_status;
-
-/*===--------------------------------------------------------------------===*/
-/* Element types                                                            */
-/*===--------------------------------------------------------------------===*/
-
-/* The values are part of the ABI; new types are appended. */
-typedef enum loom_dtype {
-  LOOM_DTYPE_INVALID = 0,
-  LOOM_DTYPE_FLOAT16 = 1,
-  LOOM_DTYPE_BFLOAT16 = 2,
-  LOOM_DTYPE_FLOAT32 = 3,
-  LOOM_DTYPE_FLOAT64 = 4,
-  LOOM_DTYPE_INT8 = 5,
-  LOOM_DTYPE_INT16 = 6,
-  LOOM_DTYPE_INT32 = 7,
-  LOOM_DTYPE_INT64 = 8,
-  LOOM_DTYPE_UINT8 = 9,
-  /* One byte holding 0 or 1. */
-  LOOM_DTYPE_BOOL = 10,
-  LOOM_DTYPE_UINT16 = 11,
-  LOOM_DTYPE_UINT32 = 12,
-  LOOM_DTYPE_UINT64 = 13,
-  /* 8-bit floats, one byte of raw bits each (the ONNX/OCP formats). */
-  LOOM_DTYPE_FLOAT8E4M3FN = 14,
-  LOOM_DTYPE_FLOAT8E4M3FNUZ = 15,
-  LOOM_DTYPE_FLOAT8E5M2 = 16,
-  LOOM_DTYPE_FLOAT8E5M2FNUZ = 17,
-  /* 4-bit integers, one byte each holding the value (-8..7 and 0..15), as
-   * numpy holds them; loom_program_run rejects values out of range. */
-  LOOM_DTYPE_INT4 = 18,
-  LOOM_DTYPE_UINT4 = 19,
-  /* Not a type: makes the enum 32-bit, and any value a C caller passes up
-   * to this one a valid enum value in C++. */
-  LOOM_DTYPE_MAX_ENUM = 0x7fffffff,
-} loom_dtype;
-
-/* Size of one element in bytes; 0 for LOOM_DTYPE_INVALID or values outside
- * the enum. */
-size_t loom_dtype_size(loom_dtype dtype);
-
-/* The manifest spelling ("float32", "bool", ...); "invalid" for values
- * outside the enum. Never NULL. */
-const char *loom_dtype_name(loom_dtype dtype);
-
-/* The inverse of loom_dtype_name; LOOM_DTYPE_INVALID for NULL or an unknown
- * name (including "invalid"). */
-loom_dtype loom_dtype_from_name(const char *name);
-
-/*===--------------------------------------------------------------------===*/
-/* Aligned memory                                                           */
-/*===--------------------------------------------------------------------===*/
-
-/* LOOM_ALIGNMENT-aligned, zero-filled memory of at least `nbytes` bytes (a
- * valid, distinct pointer also for 0); NULL when out of memory. */
-void *loom_aligned_alloc(size_t nbytes);
-void loom_aligned_free(void *ptr);
-
 /*===--------------------------------------------------------------------===*/
 /* Programs                                                                 */
 /*===--------------------------------------------------------------------===*/
 
 typedef struct loom_program loom_program;
-
-/* A tensor of a program's signature. Owned by the program and valid until
- * loom_program_free; later runtime versions may append fields, so callers
- * only ever receive pointers to it. */
-typedef struct loom_tensor_info {
-  const char *name;
-  loom_dtype dtype;
-  int32_t rank;
-  /* `rank` non-negative extents, row-major; NULL when rank is 0. */
-  const int64_t *shape;
-  int64_t num_elements;
-  size_t nbytes;
-  /* The whole tensor a sharded tensor is a block of (format_version 2):
-   * `rank` extents, and its size in bytes. Equal to shape/nbytes when the
-   * tensor is not sharded; shape and nbytes are always this rank's part. */
-  const int64_t *global_shape;
-  size_t global_nbytes;
-} loom_tensor_info;
 
 /* 1 when the tensor's local shape differs from its global shape (each rank
  * holds a block), else 0 (also for NULL). */
@@ -156,16 +39,18 @@ int loom_program_tensor_is_sharded(const loom_tensor_info *info);
 
 /* Flags for loom_program_load_with_flags. */
 enum {
-  /* Read and check manifest.json only: no parameter mapping, no dlopen, no
-   * CPU check. The signature and target accessors work; running does not.
-   * For tools that describe artifacts built for other machines. */
+  /* Read and check manifest.json only: no device, no parameter mapping, no
+   * dlopen, no CPU check. The signature and target accessors work; running
+   * does not. For tools that describe artifacts built for other machines. */
   LOOM_LOAD_MANIFEST_ONLY = 1u << 0,
 };
 
 /* Loads the artifact directory `artifact_dir` (e.g. "mlp.loom"): reads and
- * checks manifest.json, checks the CPU against the artifact's target, maps
- * the parameter file read-only and loads the program library. Returns NULL
- * on failure, with a message naming the file and the problem in `err`. */
+ * checks manifest.json, opens the device its target names ("target.device";
+ * default "cpu"), checks that the device can run it (the CPU's architecture
+ * and features), maps the parameter file read-only and loads the program
+ * library onto the device. Returns NULL on failure, with a message naming
+ * the file and the problem in `err`. */
 loom_program *loom_program_load(const char *artifact_dir, char *err,
                                 size_t err_len);
 loom_program *loom_program_load_with_flags(const char *artifact_dir,
@@ -207,6 +92,13 @@ const char *loom_program_target_cpu(const loom_program *program);
 size_t loom_program_num_target_features(const loom_program *program);
 const char *loom_program_target_feature(const loom_program *program,
                                         size_t index);
+/* The manifest's "target.device", or LOOM_DEFAULT_DEVICE_KIND ("cpu") when
+ * it names none. */
+const char *loom_program_target_device(const loom_program *program);
+
+/* The device the program runs on (owned by the program); NULL when loaded
+ * with LOOM_LOAD_MANIFEST_ONLY. */
+loom_device *loom_program_device(const loom_program *program);
 
 /* The device mesh of a distributed artifact ("mesh"): axes major to minor.
  * A program without a mesh has 0 axes and a mesh size of 1. */
@@ -255,53 +147,8 @@ int loom_program_run(loom_program *program, const void *const *inputs,
                      void *const *outputs, char *err, size_t err_len);
 
 /*===--------------------------------------------------------------------===*/
-/* Communicators                                                            */
+/* Programs on communicators                                                 */
 /*===--------------------------------------------------------------------===*/
-
-/* The ranks of one job. Collectives move data through a backend (MPI built
- * in, NCCL as the plugin libloom_comm_nccl.so; CommBackend.h); the
- * communicator itself (agreeing on a status, gathering outputs) always
- * talks through MPI in host memory. The handle is used from the thread that
- * created it (MPI_THREAD_FUNNELED). */
-typedef struct loom_comm loom_comm;
-
-/* Creates the communicator of this process. `backend`: "mpi"; "nccl" (or
- * any "NAME" whose plugin libloom_comm_NAME.so exports
- * loom_comm_backend_NAME; looked for beside libloom_runtime.so, then on the
- * library search path); "self", a one-rank world without MPI; or NULL:
- * "mpi" when the process was started by mpirun/srun with more than one
- * process, else "self". Initialises MPI (MPI_Init_thread) unless it already
- * is; the matching loom_comm_free finalises it then. Collective: every rank
- * calls it. NULL and a message on failure. */
-loom_comm *loom_comm_create(const char *backend, char *err, size_t err_len);
-
-/* Unbinds the programs still bound to it, stops its watchdog and, if it
- * initialised MPI, finalises it. NULL is ignored. */
-void loom_comm_free(loom_comm *comm);
-
-int loom_comm_rank(const loom_comm *comm);
-int loom_comm_size(const loom_comm *comm);
-/* "mpi", "nccl", "self", ... */
-const char *loom_comm_backend(const loom_comm *comm);
-
-/* Collective timeout in seconds (default: $LOOM_COLLECTIVE_TIMEOUT, else
- * 600); <= 0 disables it. A collective (or a communicator call) that runs
- * longer ends the job, naming the collective: a peer that died or hangs
- * must not hang the others forever. */
-void loom_comm_set_timeout(loom_comm *comm, double seconds);
-double loom_comm_timeout(const loom_comm *comm);
-
-/* dst[i] = op over all ranks of src[i] (host memory, src == dst allowed;
- * `op` a loom_reduce_op of CommBackend.h). For launchers: agreeing on a
- * status, summing statistics. Collective. */
-int loom_comm_all_reduce(loom_comm *comm, const void *src, void *dst,
-                         size_t count, loom_dtype dtype, int32_t op, char *err,
-                         size_t err_len);
-
-/* Copies `bytes` bytes at `buf` on rank `root` to `buf` on every rank.
- * Collective. */
-int loom_comm_broadcast(loom_comm *comm, void *buf, size_t bytes, int root,
-                        char *err, size_t err_len);
 
 /* Binds `program` to `comm`: checks that the mesh has as many devices as
  * the communicator has ranks, creates one backend group per manifest group
@@ -373,7 +220,7 @@ int loom_program_load_parameters(loom_program *program, const char *path,
 /*===--------------------------------------------------------------------===*/
 
 /* Number of threads the CPU kernels (OpenBLAS) use; values below 1 are
- * ignored. Implemented by the kernel library (runtime/kernels). */
+ * ignored. Implemented by the CPU device (runtime/devices/cpu/Kernels.cpp). */
 void loom_set_num_threads(int num_threads);
 
 #ifdef __cplusplus

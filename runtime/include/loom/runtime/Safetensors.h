@@ -12,7 +12,7 @@
 #ifndef LOOM_RUNTIME_SAFETENSORS_H
 #define LOOM_RUNTIME_SAFETENSORS_H
 
-#include "loom/runtime/Runtime.h"
+#include "loom/runtime/Base.h"
 #include <cstdint>
 #include <string>
 #include <utility>

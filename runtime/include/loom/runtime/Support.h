@@ -9,7 +9,7 @@
 #ifndef LOOM_RUNTIME_SUPPORT_H
 #define LOOM_RUNTIME_SUPPORT_H
 
-#include "loom/runtime/Runtime.h"
+#include "loom/runtime/Base.h"
 #include <cstddef>
 #include <cstdint>
 #include <string>

@@ -1,0 +1,436 @@
+//===- Program.cpp - Loading and running artifacts ------------------------===//
+//
+// Loading reads and checks manifest.json, opens the device the artifact's
+// target names (the CPU unless "target.device" says otherwise), lets it
+// check the target, maps parameters.bin read-only and loads the program onto
+// the device (for the CPU, a dlopen of program.so). Running hands the device
+// one buffer per parameter, input and output, on the program's stream.
+//
+//===----------------------------------------------------------------------===//
+
+#include "core/Program.h"
+#include "core/Manifest.h"
+#include "loom/runtime/Device.h"
+#include "loom/runtime/Runtime.h"
+#include "loom/runtime/Support.h"
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <new>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+using namespace loom::rt;
+
+namespace {
+/// A valid, aligned pointer for tensors of zero bytes, which are never
+/// dereferenced but must not be null.
+alignas(LOOM_ALIGNMENT) unsigned char emptyTensor[LOOM_ALIGNMENT];
+
+bool isAligned(const void *ptr) {
+  return reinterpret_cast<uintptr_t>(ptr) % LOOM_ALIGNMENT == 0;
+}
+} // namespace
+
+loom_program::~loom_program() {
+  if (binding.comm)
+    unbindProgram(this);
+  // Owned blocks outlive unbinding; what the device derived from them must
+  // not outlive them.
+  for (AlignedBuffer &block : parameterBlocks)
+    if (block.isAllocated())
+      parameterUpdated(*this, block.data(), block.size());
+  loom_executable_free(executable);
+  if (mappedParameters) {
+    parameterUpdated(*this, mappedParameters, mappedSize);
+    ::munmap(mappedParameters, mappedSize);
+  }
+  loom_stream_free(stream);
+  loom_device_free(device);
+}
+
+namespace {
+std::vector<loom_tensor_info> makeInfos(const Manifest &manifest,
+                                        const std::vector<TensorSpec> &tensors,
+                                        std::vector<TensorText> &texts) {
+  std::vector<loom_tensor_info> infos;
+  infos.reserve(tensors.size());
+  texts.resize(tensors.size());
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const TensorSpec &tensor = tensors[i];
+    loom_tensor_info info;
+    info.name = tensor.name.c_str();
+    info.dtype = tensor.dtype;
+    info.rank = static_cast<int32_t>(tensor.shape.size());
+    info.shape = tensor.shape.empty() ? nullptr : tensor.shape.data();
+    info.num_elements = tensor.numElements;
+    info.nbytes = tensor.nbytes;
+    info.global_shape =
+        tensor.globalShape.empty() ? nullptr : tensor.globalShape.data();
+    info.global_nbytes = tensor.globalNbytes;
+    infos.push_back(info);
+    texts[i].sharding.resize(tensor.shape.size());
+    for (size_t d = 0; d < tensor.sharding.size(); ++d)
+      texts[i].sharding[d] = manifest.axisNames(tensor.sharding[d]);
+  }
+  return infos;
+}
+
+bool mapParameters(loom_program &program, std::string &error,
+                   loom_status &status) {
+  const Manifest &manifest = program.manifest;
+  program.parameterData.assign(manifest.parameters.size(), emptyTensor);
+  if (manifest.parameterFile.empty())
+    return true;
+  std::string path = joinPath(program.artifactDir, manifest.parameterFile);
+  status = LOOM_ERROR_IO;
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    error = "cannot open parameter file '" + path + "': " + errnoMessage(errno);
+    return false;
+  }
+  struct stat st;
+  if (::fstat(fd, &st) != 0) {
+    error = "cannot read parameter file '" + path + "': " + errnoMessage(errno);
+    ::close(fd);
+    return false;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    error = "cannot read parameter file '" + path + "': not a regular file";
+    ::close(fd);
+    return false;
+  }
+  uint64_t fileSize = static_cast<uint64_t>(st.st_size);
+  for (const TensorSpec &parameter : manifest.parameters) {
+    // offset + nbytes cannot overflow: both are below 2^63.
+    uint64_t end = parameter.offset + parameter.globalNbytes;
+    if (parameter.globalNbytes != 0 && end > fileSize) {
+      error = "parameter file '" + path + "' is too short: it has " +
+              std::to_string(fileSize) + " bytes, but parameter '" +
+              parameter.name + "' needs bytes " +
+              std::to_string(parameter.offset) + " to " + std::to_string(end);
+      status = LOOM_ERROR_FORMAT;
+      ::close(fd);
+      return false;
+    }
+  }
+  if (fileSize == 0) {
+    ::close(fd);
+    return true;
+  }
+  // Read-only and private: programs never write parameters, and a page
+  // fault on a stray write beats corrupting the file.
+  void *base = ::mmap(nullptr, fileSize, PROT_READ, MAP_PRIVATE, fd, 0);
+  int mmapErrno = errno;
+  ::close(fd);
+  if (base == MAP_FAILED) {
+    error =
+        "cannot map parameter file '" + path + "': " + errnoMessage(mmapErrno);
+    return false;
+  }
+  program.mappedParameters = base;
+  program.mappedSize = fileSize;
+  for (size_t i = 0; i < manifest.parameters.size(); ++i)
+    program.parameterData[i] = mappedParameter(program, i);
+  return true;
+}
+
+/// The manifest's target as the device API takes it.
+struct ExecutableParams {
+  explicit ExecutableParams(const loom_program &program)
+      : path(joinPath(program.artifactDir, program.manifest.library)) {
+    const Manifest &manifest = program.manifest;
+    for (const std::string &feature : manifest.targetFeatures)
+      features.push_back(feature.c_str());
+    params.path = path.c_str();
+    params.entry = manifest.entry.c_str();
+    params.artifact = program.artifactDir.c_str();
+    params.target_triple = manifest.targetTriple.c_str();
+    params.target_cpu = manifest.targetCpu.c_str();
+    params.target_features = features.data();
+    params.num_target_features = features.size();
+  }
+  std::string path;
+  std::vector<const char *> features;
+  loom_executable_params params{};
+};
+
+/// Opens the device and stream the program runs on, and has the device
+/// check the target.
+bool openDevice(loom_program &program, const loom_executable_params &params,
+                std::string &error) {
+  char message[2048] = "";
+  const std::string &kind = program.manifest.targetDevice;
+  if (loom_device_create(kind.c_str(), 0, &program.device, message,
+                         sizeof(message)) != LOOM_OK) {
+    // "loom_device_create: no device 'cuda' in this runtime (...)".
+    std::string reason = message;
+    const std::string prefix = "loom_device_create: ";
+    if (reason.compare(0, prefix.size(), prefix) == 0)
+      reason.erase(0, prefix.size());
+    error = "artifact '" + program.artifactDir + "' runs on device '" + kind +
+            "': " + reason;
+    return false;
+  }
+  if (loom_stream_create(program.device, &program.stream, message,
+                         sizeof(message)) != LOOM_OK ||
+      loom_executable_check(program.device, &params, message,
+                            sizeof(message)) != LOOM_OK) {
+    error = message;
+    return false;
+  }
+  return true;
+}
+
+bool loadExecutable(loom_program &program, const loom_executable_params &params,
+                    std::string &error) {
+  char message[4096] = "";
+  if (loom_executable_load(program.device, &params, &program.executable,
+                           message, sizeof(message)) != LOOM_OK) {
+    error = message;
+    return false;
+  }
+  return true;
+}
+
+loom_program *fail(loom_program *program, const std::string &error, char *err,
+                   size_t errLen) {
+  delete program;
+  copyError(error, err, errLen);
+  return nullptr;
+}
+} // namespace
+
+extern "C" loom_program *loom_program_load(const char *artifactDir, char *err,
+                                           size_t errLen) {
+  return loom_program_load_with_flags(artifactDir, 0, err, errLen);
+}
+
+extern "C" loom_program *loom_program_load_with_flags(const char *artifactDir,
+                                                      unsigned flags, char *err,
+                                                      size_t errLen) {
+  if (!artifactDir || !*artifactDir)
+    return fail(nullptr, "loom_program_load: no artifact directory given", err,
+                errLen);
+  auto *program = new (std::nothrow) loom_program();
+  if (!program)
+    return fail(nullptr, "loom_program_load: out of memory", err, errLen);
+  program->artifactDir = artifactDir;
+  program->flags = flags;
+  const std::string &dir = program->artifactDir;
+
+  struct stat st;
+  if (::stat(dir.c_str(), &st) != 0)
+    return fail(program,
+                "cannot open artifact '" + dir + "': " + errnoMessage(errno),
+                err, errLen);
+  if (!S_ISDIR(st.st_mode))
+    return fail(program,
+                "'" + dir +
+                    "' is not an artifact: artifacts are directories "
+                    "(MODEL.loom/) holding " LOOM_MANIFEST_FILE,
+                err, errLen);
+
+  // Manifests are small; the cap keeps a wrong path from reading gigabytes.
+  constexpr size_t maxManifestSize = 64u << 20;
+  std::string manifestPath = joinPath(dir, LOOM_MANIFEST_FILE);
+  std::string text, error;
+  if (!readFileToString(manifestPath, maxManifestSize, text, error))
+    return fail(program, error, err, errLen);
+  loom_status status = LOOM_OK;
+  if (!parseManifest(text, manifestPath, dir, program->manifest, error, status))
+    return fail(program, error, err, errLen);
+  const Manifest &manifest = program->manifest;
+  program->parameterInfos =
+      makeInfos(manifest, manifest.parameters, program->tensorText[0]);
+  program->inputInfos =
+      makeInfos(manifest, manifest.inputs, program->tensorText[1]);
+  program->outputInfos =
+      makeInfos(manifest, manifest.outputs, program->tensorText[2]);
+  for (const std::vector<int> &group : manifest.groups)
+    program->groupAxes.push_back(manifest.axisNames(group));
+  program->binding = unboundBinding(manifest);
+  program->parameterBlocks.resize(manifest.parameters.size());
+  if (flags & LOOM_LOAD_MANIFEST_ONLY)
+    return program;
+
+  // The device checks the target before anything is mapped or loaded.
+  ExecutableParams params(*program);
+  if (!openDevice(*program, params.params, error) ||
+      !mapParameters(*program, error, status) ||
+      !loadExecutable(*program, params.params, error))
+    return fail(program, error, err, errLen);
+  // Training state, and zeros the file does not hold, live in owned blocks.
+  bool anyZeros = false;
+  for (const TensorSpec &parameter : manifest.parameters)
+    anyZeros = anyZeros || parameter.initZeros;
+  if ((manifest.hasTraining || anyZeros) && !ownParameters(*program, error))
+    return fail(program, error, err, errLen);
+  return program;
+}
+
+extern "C" void loom_program_free(loom_program *program) { delete program; }
+
+const void *loom::rt::mappedParameter(const loom_program &program,
+                                      size_t index) {
+  const TensorSpec &parameter = program.manifest.parameters[index];
+  if (parameter.globalNbytes == 0 || !program.mappedParameters ||
+      parameter.initZeros)
+    return emptyTensor;
+  return static_cast<const char *>(program.mappedParameters) + parameter.offset;
+}
+
+void loom::rt::parameterUpdated(const loom_program &program, const void *data,
+                                size_t bytes) {
+  loom_device_buffer_updated(program.device, data, bytes);
+}
+
+//===----------------------------------------------------------------------===//
+// Running
+//===----------------------------------------------------------------------===//
+
+namespace {
+int runError(loom_status status, const std::string &message, char *err,
+             size_t errLen) {
+  copyError(message, err, errLen);
+  return status;
+}
+} // namespace
+
+namespace {
+/// 4-bit inputs come one value per byte; the program assumes each is in
+/// range (-8..7 or 0..15).
+bool checkInt4(const loom_tensor_info &info, const void *data,
+               std::string &message) {
+  if (info.dtype != LOOM_DTYPE_INT4 && info.dtype != LOOM_DTYPE_UINT4)
+    return true;
+  bool isSigned = info.dtype == LOOM_DTYPE_INT4;
+  int lo = isSigned ? -8 : 0, hi = isSigned ? 7 : 15;
+  const auto *bytes = static_cast<const unsigned char *>(data);
+  for (size_t i = 0; i < info.nbytes; ++i) {
+    int v = isSigned ? int(static_cast<signed char>(bytes[i])) : int(bytes[i]);
+    if (v < lo || v > hi) {
+      message = "loom_program_run: input '" + std::string(info.name) + "' (" +
+                loom_dtype_name(info.dtype) + ") holds " + std::to_string(v) +
+                " at element " + std::to_string(i) + ", outside [" +
+                std::to_string(lo) + ", " + std::to_string(hi) + "]";
+      return false;
+    }
+  }
+  return true;
+}
+} // namespace
+
+extern "C" int loom_program_run(loom_program *program,
+                                const void *const *inputs, void *const *outputs,
+                                char *err, size_t errLen) {
+  if (!program)
+    return runError(LOOM_ERROR_INVALID_ARGUMENT,
+                    "loom_program_run: the program is NULL", err, errLen);
+  if (!program->executable)
+    return runError(LOOM_ERROR_UNSUPPORTED,
+                    "loom_program_run: artifact '" + program->artifactDir +
+                        "' was loaded with LOOM_LOAD_MANIFEST_ONLY and cannot "
+                        "run",
+                    err, errLen);
+  if (!program->binding.comm && program->manifest.meshSize() > 1)
+    return runError(LOOM_ERROR_INVALID_ARGUMENT,
+                    "loom_program_run: artifact '" + program->artifactDir +
+                        "' was compiled for a mesh of " +
+                        std::to_string(program->manifest.meshSize()) +
+                        " devices (" + program->manifest.describeMesh() +
+                        "): bind it to a communicator of as many ranks "
+                        "(loom_program_bind) and run it on all of them",
+                    err, errLen);
+  size_t numParameters = program->parameterInfos.size();
+  size_t numInputs = program->inputInfos.size();
+  size_t numOutputs = program->outputInfos.size();
+  if ((numInputs && !inputs) || (numOutputs && !outputs))
+    return runError(LOOM_ERROR_INVALID_ARGUMENT,
+                    std::string("loom_program_run: the ") +
+                        (numInputs && !inputs ? "inputs" : "outputs") +
+                        " array is NULL",
+                    err, errLen);
+
+  std::vector<void *> buffers(numParameters + numInputs + numOutputs);
+  for (size_t i = 0; i < numParameters; ++i)
+    buffers[i] = const_cast<void *>(program->parameterData[i]);
+
+  // Misaligned caller buffers go through aligned scratch copies.
+  std::vector<AlignedBuffer> scratch;
+  std::vector<std::pair<size_t, AlignedBuffer *>> copyBack;
+  scratch.reserve(numInputs + numOutputs);
+  auto bind = [&](const loom_tensor_info &info, void *ptr, const char *kind,
+                  size_t index, bool isOutput, void *&slot,
+                  std::string &message) -> loom_status {
+    if (info.nbytes == 0) {
+      slot = ptr && isAligned(ptr) ? ptr : emptyTensor;
+      return LOOM_OK;
+    }
+    if (!ptr) {
+      message = std::string("loom_program_run: ") + kind + " " +
+                std::to_string(index) + " ('" + info.name + "') is NULL";
+      return LOOM_ERROR_INVALID_ARGUMENT;
+    }
+    if (isAligned(ptr)) {
+      slot = ptr;
+      return LOOM_OK;
+    }
+    scratch.emplace_back();
+    AlignedBuffer &copy = scratch.back();
+    if (!copy.allocate(info.nbytes)) {
+      message = "loom_program_run: cannot allocate " +
+                std::to_string(info.nbytes) + " bytes to align " + kind + " '" +
+                info.name + "'";
+      return LOOM_ERROR_OUT_OF_MEMORY;
+    }
+    if (!isOutput)
+      std::memcpy(copy.data(), ptr, info.nbytes);
+    slot = copy.data();
+    return LOOM_OK;
+  };
+
+  std::string message;
+  for (size_t i = 0; i < numInputs; ++i) {
+    loom_status status =
+        bind(program->inputInfos[i], const_cast<void *>(inputs[i]), "input", i,
+             false, buffers[numParameters + i], message);
+    if (status != LOOM_OK)
+      return runError(status, message, err, errLen);
+    if (!checkInt4(program->inputInfos[i], buffers[numParameters + i], message))
+      return runError(LOOM_ERROR_INVALID_ARGUMENT, message, err, errLen);
+  }
+  for (size_t i = 0; i < numOutputs; ++i) {
+    size_t slot = numParameters + numInputs + i;
+    size_t before = scratch.size();
+    loom_status status = bind(program->outputInfos[i], outputs[i], "output", i,
+                              true, buffers[slot], message);
+    if (status != LOOM_OK)
+      return runError(status, message, err, errLen);
+    if (scratch.size() != before)
+      copyBack.emplace_back(i, &scratch.back());
+  }
+
+  {
+    // The program's collectives find their groups through this.
+    CurrentBindingScope scope(&program->binding);
+    char launchError[1024] = "";
+    if (int status = loom_executable_launch(
+            program->executable, program->stream, buffers.data(),
+            buffers.size(), launchError, sizeof(launchError)))
+      return runError(static_cast<loom_status>(status),
+                      std::string("loom_program_run: ") + launchError, err,
+                      errLen);
+    if (int status = loom_stream_synchronize(program->stream, launchError,
+                                             sizeof(launchError)))
+      return runError(static_cast<loom_status>(status),
+                      std::string("loom_program_run: ") + launchError, err,
+                      errLen);
+  }
+
+  for (auto &[index, copy] : copyBack)
+    std::memcpy(outputs[index], copy->data(),
+                program->outputInfos[index].nbytes);
+  return LOOM_OK;
+}
