@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "../../runtime/lib/Manifest.h"
+#include "../../runtime/core/Manifest.h"
 #include "loom/runtime/Json.h"
 #include "loom/runtime/Npy.h"
 

@@ -10,6 +10,7 @@
 
 #include "loom/Conversion/Passes.h"
 #include "loom/Dialect/Dist/DistOps.h"
+#include "loom/runtime/ABI.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/IR/Builders.h"
 
@@ -24,32 +25,48 @@ using namespace loom::dist;
 
 namespace {
 
-/// loom_dtype of an element type (Runtime.h), or 0.
+/// The runtime's code of an element type (loom_dtype, ABI.h), or
+/// LOOM_DTYPE_INVALID.
 int32_t dtypeCode(Type t) {
   if (t.isF16())
-    return 1;
+    return LOOM_DTYPE_FLOAT16;
   if (t.isBF16())
-    return 2;
+    return LOOM_DTYPE_BFLOAT16;
   if (t.isF32())
-    return 3;
+    return LOOM_DTYPE_FLOAT32;
   if (t.isF64())
-    return 4;
+    return LOOM_DTYPE_FLOAT64;
   if (t.isInteger(1))
-    return 10;
+    return LOOM_DTYPE_BOOL;
   if (auto i = dyn_cast<IntegerType>(t)) {
     bool isUnsigned = i.isUnsigned();
     switch (i.getWidth()) {
     case 8:
-      return isUnsigned ? 9 : 5;
+      return isUnsigned ? LOOM_DTYPE_UINT8 : LOOM_DTYPE_INT8;
     case 16:
-      return isUnsigned ? 11 : 6;
+      return isUnsigned ? LOOM_DTYPE_UINT16 : LOOM_DTYPE_INT16;
     case 32:
-      return isUnsigned ? 12 : 7;
+      return isUnsigned ? LOOM_DTYPE_UINT32 : LOOM_DTYPE_INT32;
     case 64:
-      return isUnsigned ? 13 : 8;
+      return isUnsigned ? LOOM_DTYPE_UINT64 : LOOM_DTYPE_INT64;
     }
   }
-  return 0;
+  return LOOM_DTYPE_INVALID;
+}
+
+/// The runtime's code of a reduction (loom_reduce_op, ABI.h).
+int32_t reduceCode(ReductionKind kind) {
+  switch (kind) {
+  case ReductionKind::Sum:
+    return LOOM_REDUCE_SUM;
+  case ReductionKind::Mean:
+    return LOOM_REDUCE_MEAN;
+  case ReductionKind::Max:
+    return LOOM_REDUCE_MAX;
+  case ReductionKind::Min:
+    return LOOM_REDUCE_MIN;
+  }
+  llvm_unreachable("unknown reduction kind");
 }
 
 int64_t elementBytes(Type t) {
@@ -127,7 +144,7 @@ private:
     auto out = cast<RankedTensorType>(op->getResult(0).getType());
     Type element = in.getElementType();
     int32_t dtype = dtypeCode(element);
-    if (!dtype)
+    if (dtype == LOOM_DTYPE_INVALID)
       return op->emitError("collectives on ")
              << element << " are not supported by the runtime";
     int64_t es = elementBytes(element);
@@ -146,7 +163,7 @@ private:
     if (auto ar = dyn_cast<AllReduceOp>(op)) {
       kind = "all_reduce";
       args.append({i64(in.getNumElements()), i32(dtype),
-                   i32(static_cast<int32_t>(ar.getReduction()))});
+                   i32(reduceCode(ar.getReduction()))});
     } else if (auto ag = dyn_cast<AllGatherOp>(op)) {
       kind = "all_gather";
       int64_t dim = ag.getDim();
@@ -157,7 +174,7 @@ private:
       int64_t dim = rs.getDim();
       args.append({i64(product(inShape.take_front(dim))),
                    i64(product(outShape.drop_front(dim))), i32(dtype),
-                   i32(static_cast<int32_t>(rs.getReduction()))});
+                   i32(reduceCode(rs.getReduction()))});
     } else if (auto a2a = dyn_cast<AllToAllOp>(op)) {
       kind = "all_to_all";
       int64_t split = a2a.getSplitDim(), concat = a2a.getConcatDim();
@@ -187,7 +204,7 @@ private:
                    i64(product(outShape.drop_front(dim)) * es)});
     }
     args.push_back(i32(group));
-    std::string symbol = ("loom_coll_" + kind).str();
+    std::string symbol = (LOOM_COLLECTIVE_SYMBOL_PREFIX + kind).str();
     func::FuncOp callee = declare(symbol, ValueRange(args).getTypes(), {});
     b.create<func::CallOp>(loc, callee, args);
     Value result = b.create<bufferization::ToTensorOp>(

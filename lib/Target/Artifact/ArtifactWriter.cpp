@@ -106,7 +106,7 @@ LogicalResult loom::compileArtifact(ModuleOp module, StringRef outputDir,
   // An existing output is replaced only if it is an artifact.
   if (llvm::sys::fs::exists(outputDir)) {
     SmallString<128> manifest(outputDir);
-    llvm::sys::path::append(manifest, kManifestFileName);
+    llvm::sys::path::append(manifest, LOOM_MANIFEST_FILE);
     if (!llvm::sys::fs::is_directory(outputDir) ||
         !llvm::sys::fs::exists(manifest))
       return emitError(loc) << "refusing to replace '" << outputDir
@@ -149,10 +149,10 @@ LogicalResult loom::compileArtifact(ModuleOp module, StringRef outputDir,
   for (const ExecutableFile &file : executable->files)
     written = written && succeeded(writeFile(inTmp(file.name), file.data, loc));
   if (written && !sig->params.empty())
-    written =
-        succeeded(writeParameters(inTmp(kParameterFileName), sig->params, loc));
+    written = succeeded(
+        writeParameters(inTmp(LOOM_PARAMETERS_FILE), sig->params, loc));
   written = written &&
-            succeeded(writeFile(inTmp(kManifestFileName), manifest, loc)) &&
+            succeeded(writeFile(inTmp(LOOM_MANIFEST_FILE), manifest, loc)) &&
             succeeded(swapInto(tmpDir, base, loc));
   if (!written) {
     llvm::sys::fs::remove_directories(tmpDir);

@@ -3,6 +3,7 @@
 #include "loom/Target/Artifact/EntrySignature.h"
 #include "loom/Dialect/Dist/DistOps.h"
 #include "loom/Dialect/NN/NNOps.h"
+#include "loom/runtime/ABI.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "llvm/ADT/StringMap.h"
@@ -218,7 +219,7 @@ FailureOr<EntrySignature> loom::collectEntrySignature(func::FuncOp fn) {
     if (spec.zeroInit)
       spec.nbytes = 0;
     else
-      offset = llvm::alignTo(offset + spec.nbytes, 64);
+      offset = llvm::alignTo(offset + spec.nbytes, LOOM_ALIGNMENT);
     byName[op.getName()] = sig.params.size();
     sig.params.push_back(spec);
     return WalkResult::advance();

@@ -117,7 +117,7 @@ std::string loom::writeManifest(const EntrySignature &sig,
   llvm::raw_string_ostream os(text);
   llvm::json::OStream j(os, 2);
   j.object([&] {
-    j.attribute("format", kArtifactFormatName);
+    j.attribute("format", LOOM_ARTIFACT_FORMAT_NAME);
     // Each version is written only by the artifacts that need it, so that
     // older runtimes keep reading the others: 2 adds the mesh, 3 training.
     j.attribute("format_version", contents.training   ? 3
@@ -131,7 +131,7 @@ std::string loom::writeManifest(const EntrySignature &sig,
       target.describe(j);
     });
     j.attribute("library", contents.library);
-    j.attribute("entry", kEntrySymbol);
+    j.attribute("entry", LOOM_ENTRY_SYMBOL);
     if (contents.meshAxes) {
       j.attributeObject("mesh", [&] {
         j.attributeArray("axes", [&] {
@@ -165,7 +165,7 @@ std::string loom::writeManifest(const EntrySignature &sig,
       });
     }
     if (!sig.params.empty())
-      j.attribute("parameter_file", kParameterFileName);
+      j.attribute("parameter_file", LOOM_PARAMETERS_FILE);
     j.attributeArray("parameters", [&] {
       for (const TensorSpec &s : sig.params)
         writeTensor(j, s, true);

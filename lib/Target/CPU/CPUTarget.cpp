@@ -6,6 +6,7 @@
 #include "loom/Dialect/Dist/DistOps.h"
 #include "loom/Pipelines/Pipelines.h"
 #include "loom/Target/Target.h"
+#include "loom/runtime/ABI.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 
 using namespace mlir;
@@ -14,23 +15,12 @@ using namespace loom::cpu;
 
 namespace {
 
-// The runtime ABI a program needs, by what it imports: the entry calling
-// convention and the first kernels (1), the GEMM against a constant B (2),
-// the loom_coll_* collectives (3).
-constexpr int kBaseABI = 1;
-constexpr int kConstBGemmABI = 2;
-constexpr const char *kConstBGemmSymbol =
-    "_mlir_ciface_loom_kernel_gemm_const_b_f32";
-constexpr int kCollectivesABI = 3;
-constexpr const char *kCollectivePrefix = "loom_coll_";
-constexpr const char *kLibraryName = "program.so";
-
 class CPUTarget : public Target {
 public:
   explicit CPUTarget(HostMachine host) : host(std::move(host)) {}
 
   StringRef getName() const override { return "cpu"; }
-  StringRef getDeviceKind() const override { return "cpu"; }
+  StringRef getDeviceKind() const override { return LOOM_DEFAULT_DEVICE_KIND; }
 
   void buildLoweringPipeline(OpPassManager &pm) const override {
     buildCPULoweringPipeline(pm);
@@ -41,12 +31,12 @@ public:
             ArrayRef<RankedTensorType> bufferTypes) override {
     SerializedExecutable executable;
     // The oldest runtime ABI that has every symbol the program imports.
-    executable.runtimeABI = kBaseABI;
-    if (module.lookupSymbol(kConstBGemmSymbol))
-      executable.runtimeABI = kConstBGemmABI;
+    executable.runtimeABI = LOOM_RUNTIME_ABI_BASE;
+    if (module.lookupSymbol(LOOM_GEMM_CONST_B_F32_SYMBOL))
+      executable.runtimeABI = LOOM_RUNTIME_ABI_GEMM_CONST_B;
     for (auto fn : module.getOps<LLVM::LLVMFuncOp>())
-      if (fn.getName().starts_with(kCollectivePrefix))
-        executable.runtimeABI = kCollectivesABI;
+      if (fn.getName().starts_with(LOOM_COLLECTIVE_SYMBOL_PREFIX))
+        executable.runtimeABI = LOOM_RUNTIME_ABI_COLLECTIVES;
     // Nothing of dist is left but the mesh, which LLVM IR has no use for.
     for (auto mesh : llvm::make_early_inc_range(module.getOps<dist::MeshOp>()))
       mesh.erase();
@@ -57,8 +47,8 @@ public:
     FailureOr<std::string> library = linkSharedObject(*object, module.getLoc());
     if (failed(library))
       return failure();
-    executable.files.push_back({kLibraryName, std::move(*library)});
-    executable.library = kLibraryName;
+    executable.files.push_back({LOOM_PROGRAM_FILE, std::move(*library)});
+    executable.library = LOOM_PROGRAM_FILE;
     return executable;
   }
 

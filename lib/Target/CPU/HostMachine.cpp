@@ -43,9 +43,9 @@ FailureOr<HostMachine> loom::cpu::makeHostMachine(StringRef cpuOption,
                           << "' for --cpu (try 'native', 'x86-64-v3' or "
                              "'skylake-avx512')";
   // Every enabled feature the runtime can test before running the program
-  // (runtime/lib/Target.cpp): instructions from any of them may appear in
-  // the code (AVX512-FP16 conversions, F16C, BMI ...), and a machine
-  // without one must be refused rather than die of SIGILL.
+  // (runtime/devices/cpu/CpuTarget.cpp): instructions from any of them may
+  // appear in the code (AVX512-FP16 conversions, F16C, BMI ...), and a
+  // machine without one must be refused rather than die of SIGILL.
   for (const char *checked : {"popcnt",      "sse3",       "ssse3",
                               "sse4.1",      "sse4.2",     "avx",
                               "avx2",        "fma",        "f16c",

@@ -37,7 +37,7 @@ LogicalResult addEntryWrapper(llvm::Module &module, StringRef programName,
   auto *fnTy =
       llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptrTy}, false);
   llvm::Function *entry = llvm::Function::Create(
-      fnTy, llvm::GlobalValue::ExternalLinkage, kEntrySymbol, module);
+      fnTy, llvm::GlobalValue::ExternalLinkage, LOOM_ENTRY_SYMBOL, module);
   llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", entry));
   SmallVector<llvm::Value *> args;
   for (auto [i, t] : llvm::enumerate(types)) {
@@ -106,7 +106,7 @@ void addParallelDispatch(llvm::Module &module) {
   auto *i64 = llvm::Type::getInt64Ty(ctx);
   auto *voidTy = llvm::Type::getVoidTy(ctx);
   llvm::FunctionCallee parallelFor = module.getOrInsertFunction(
-      "loom_parallel_for", voidTy, ptrTy, ptrTy, i64);
+      LOOM_PARALLEL_FOR_SYMBOL, voidTy, ptrTy, ptrTy, i64);
   SmallVector<llvm::Function *> marked;
   for (llvm::Function &f : module)
     if (f.hasFnAttribute(kParallelExtentAttr))

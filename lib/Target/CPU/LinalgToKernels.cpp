@@ -9,6 +9,7 @@
 
 #include "loom/Dialect/NN/NNDialect.h"
 #include "loom/Target/CPU/Passes.h"
+#include "loom/runtime/ABI.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -168,7 +169,7 @@ struct LinalgToKernelsPass
       // f32 weights may stay packed between calls.
       bool constB =
           !batched && element.isF32() && viewsParameter(op->getOperand(1));
-      std::string name = std::string("loom_kernel_") +
+      std::string name = std::string(LOOM_KERNEL_SYMBOL_PREFIX) +
                          (batched  ? "batch_gemm_"
                           : constB ? "gemm_const_b_"
                                    : "gemm_") +

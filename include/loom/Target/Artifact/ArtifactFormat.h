@@ -1,19 +1,21 @@
 //===- ArtifactFormat.h - Names the compiler and runtime share --*- C++ -*-===//
+//
+// The runtime's ABI header holds every fact both sides must agree on (dtype
+// codes, symbol names, file names, versions); the compiler includes it
+// without linking the runtime. This header adds what only the compiler
+// names.
+//
+//===----------------------------------------------------------------------===//
 
 #ifndef LOOM_TARGET_ARTIFACT_ARTIFACTFORMAT_H
 #define LOOM_TARGET_ARTIFACT_ARTIFACTFORMAT_H
 
+#include "loom/runtime/ABI.h"
+
 namespace loom {
 
-/// The manifest's `format`.
-inline constexpr const char *kArtifactFormatName = "loom-artifact";
-/// The files of an artifact directory.
-inline constexpr const char *kManifestFileName = "manifest.json";
-inline constexpr const char *kParameterFileName = "parameters.bin";
-/// The symbol the runtime calls: `void loom_entry(void **buffers)`.
-inline constexpr const char *kEntrySymbol = "loom_entry";
-/// What the compiled function is called inside the executable (the entry
-/// wraps it).
+/// What the compiled function is called inside the executable (the entry,
+/// LOOM_ENTRY_SYMBOL, wraps it).
 inline constexpr const char *kProgramName = "loom_program";
 
 } // namespace loom
