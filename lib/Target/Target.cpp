@@ -42,24 +42,32 @@ std::vector<std::pair<std::string, std::string>> loom::getRegisteredTargets() {
   return names;
 }
 
-FailureOr<std::unique_ptr<Target>>
-loom::createTarget(StringRef name, const TargetOptions &options, Location loc) {
-  TargetFactory factory;
-  {
-    Registry &r = registry();
-    std::lock_guard<std::mutex> lock(r.mutex);
-    auto it = r.targets.find(name);
-    if (it != r.targets.end())
-      factory = it->getValue().factory;
-  }
-  if (factory)
-    return factory(options, loc);
+/// The factory registered under `name`, or null.
+static TargetFactory lookupFactory(StringRef name) {
+  Registry &r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  auto it = r.targets.find(name);
+  return it == r.targets.end() ? TargetFactory() : it->getValue().factory;
+}
+
+llvm::Error loom::checkTargetName(StringRef name) {
+  if (lookupFactory(name))
+    return llvm::Error::success();
   // Targets on the roadmap that this build does not have yet.
   if (name == "cuda")
-    return emitError(loc) << "the cuda target is not built yet";
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "the cuda target is not built yet");
   std::string known;
   for (auto &[n, description] : getRegisteredTargets())
     known += (known.empty() ? "" : ", ") + n;
-  return emitError(loc) << "unknown target '" << name
-                        << "' (available: " << known << ")";
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 "unknown target '" + name +
+                                     "' (available: " + known + ")");
+}
+
+FailureOr<std::unique_ptr<Target>>
+loom::createTarget(StringRef name, const TargetOptions &options, Location loc) {
+  if (TargetFactory factory = lookupFactory(name))
+    return factory(options, loc);
+  return emitError(loc) << llvm::toString(checkTargetName(name));
 }

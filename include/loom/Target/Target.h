@@ -15,6 +15,7 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"
 #include <functional>
 #include <memory>
@@ -80,9 +81,13 @@ void registerTarget(llvm::StringRef name, llvm::StringRef description,
 /// The registered targets' names, sorted, with their descriptions.
 std::vector<std::pair<std::string, std::string>> getRegisteredTargets();
 
-/// Creates the target named `name`, or emits at `loc` why not (an unknown
-/// name lists the registered ones; a planned target that this build lacks
-/// says so).
+/// Succeeds when a target named `name` is registered; else says why not
+/// (an unknown name lists the registered ones; a planned target that this
+/// build lacks says so).
+llvm::Error checkTargetName(llvm::StringRef name);
+
+/// Creates the target named `name`, or emits at `loc` why not (as
+/// checkTargetName says, or why the target refused `options`).
 mlir::FailureOr<std::unique_ptr<Target>>
 createTarget(llvm::StringRef name, const TargetOptions &options,
              mlir::Location loc);

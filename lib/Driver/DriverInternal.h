@@ -1,0 +1,37 @@
+//===- DriverInternal.h - What the driver's files share ---------*- C++ -*-===//
+
+#ifndef LOOM_LIB_DRIVER_DRIVERINTERNAL_H
+#define LOOM_LIB_DRIVER_DRIVERINTERNAL_H
+
+#include "loom/CostModel/Cluster.h"
+#include "loom/Driver/Options.h"
+#include "mlir/IR/BuiltinOps.h"
+
+namespace loom::driver {
+
+/// The cluster loomc plans for: --cluster or this machine, resized by
+/// --devices.
+mlir::FailureOr<Cluster> loadCluster(mlir::Location loc,
+                                     const Options &options);
+
+/// What the auto strategy decided for the rest of the pipeline.
+struct AutoDecision {
+  /// Planning was all that was asked for (--explain alone, or a plan that
+  /// is not executable): nothing left to compile.
+  bool done = false;
+  std::string meshSpec;
+  int64_t zero = 0;
+};
+
+/// Plans the model (--strategy=auto), prints what was asked, and writes the
+/// plan's layouts when it is to be compiled.
+mlir::FailureOr<AutoDecision>
+planAuto(mlir::ModuleOp module, const Options &options, mlir::Location loc);
+
+/// Parses loomc's command line into `options`; returns -1 to go on, or the
+/// exit code (after --help, --version, --list-onnx-operators or an error).
+int parseCommandLine(int argc, char **argv, Options &options);
+
+} // namespace loom::driver
+
+#endif // LOOM_LIB_DRIVER_DRIVERINTERNAL_H
