@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "../../runtime/core/Manifest.h"
+#include "core/Manifest.h"
 #include "loom/runtime/Json.h"
 #include "loom/runtime/Npy.h"
 
