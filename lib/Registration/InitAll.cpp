@@ -26,9 +26,9 @@ void loom::registerAllDialects(mlir::DialectRegistry &registry) {
 }
 
 void loom::registerAllPasses() {
-  registerNNPasses();
-  registerDistPasses();
-  registerTrainingPasses();
+  registerLoomNNPasses();
+  registerLoomDistPasses();
+  registerLoomTrainingPasses();
   registerLoomConversionPasses();
   registerLoomTransformsPasses();
   registerLoomArtifactPasses();

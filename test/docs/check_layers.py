@@ -13,6 +13,9 @@ import os
 import re
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'utils'))
+from layering import INCLUDE, include_loops, too_long  # noqa: E402
+
 # (layer, rank, path prefixes) from the ground up; the first match wins, so
 # the passes that live beside a target come before the target.
 LAYERS = [
@@ -42,7 +45,6 @@ LAYERS = [
     ("tools", 9, ["tools/"]),
 ]
 ROOTS = ["include/loom", "dialects", "passes", "lib", "tools"]
-INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 # A discardable attribute spelled as a literal where attributes are read or
 # written (getAttr("nn.name"), setArgAttr(i, "dist.sharding", ...)): the
 # dialects declare them and code uses their declared names.
@@ -82,9 +84,9 @@ def main():
     for path in sorted(files):
         rel = os.path.relpath(path, repo)
         text = open(path, encoding="utf-8").read()
-        lines = text.count("\n")
-        if lines > 1000:
-            problems.append(f"{rel}: {lines} lines (at most 1000)")
+        long = too_long(rel, text)
+        if long:
+            problems.append(long)
         if not rel.startswith("dialects/"):
             for literal in sorted(set(ATTR_LITERAL.findall(text))):
                 problems.append(f"{rel}: spells the attribute name {literal}; "
@@ -113,22 +115,7 @@ def main():
             elif other[1] > layer[1]:
                 problems.append(f"{rel} ({layer[0]}) includes {name} "
                                 f"({other[0]})")
-    state = {}
-
-    def visit(node, stack):
-        state[node] = "open"
-        for target in graph.get(node, []):
-            if state.get(target) == "open":
-                loop = stack[stack.index(target):] + [target]
-                problems.append("include loop: " + " -> ".join(
-                    os.path.relpath(p, repo) for p in loop))
-            elif target not in state:
-                visit(target, stack + [target])
-        state[node] = "done"
-
-    for node in sorted(graph):
-        if node not in state:
-            visit(node, [node])
+    problems += include_loops(graph, repo)
     for problem in problems:
         print(problem)
     if problems:

@@ -13,6 +13,9 @@ import os
 import re
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'utils'))
+from layering import INCLUDE, include_loops, too_long  # noqa: E402
+
 ORDER = {"abi": 0, "io": 1, "devices": 2, "comm": 3, "core": 4, "train": 5,
          "launch": 5, "tools": 6}
 
@@ -28,7 +31,6 @@ PUBLIC = {
     "Launcher.h": "launch",
 }
 
-INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 
 def layer_of(root, path):
@@ -62,9 +64,9 @@ def main():
     for path in sorted(files):
         rel = os.path.relpath(path, root)
         text = open(path, encoding="utf-8").read()
-        lines = text.count("\n")
-        if lines > 1000:
-            problems.append(f"{rel}: {lines} lines (at most 1000)")
+        long = too_long(rel, text)
+        if long:
+            problems.append(long)
         layer = layer_of(root, path)
         if layer is None:
             problems.append(f"{rel}: in no layer")
@@ -86,22 +88,7 @@ def main():
                   (ORDER[other] == ORDER[layer] and other != layer)):
                 problems.append(f"{rel} ({layer}) includes {name} ({other})")
     # Include loops, by depth-first search.
-    state = {}
-
-    def visit(node, stack):
-        state[node] = "open"
-        for target in graph.get(node, []):
-            if state.get(target) == "open":
-                loop = stack[stack.index(target):] + [target]
-                problems.append("include loop: " + " -> ".join(
-                    os.path.relpath(p, root) for p in loop))
-            elif target not in state:
-                visit(target, stack + [target])
-        state[node] = "done"
-
-    for node in sorted(graph):
-        if node not in state:
-            visit(node, [node])
+    problems += include_loops(graph, root)
     for problem in problems:
         print(problem)
     if problems:
