@@ -66,4 +66,28 @@ def NNBuildTrainingStep : Pass<"nn-build-training-step", "mlir::ModuleOp"> {
   let dependentDialects = ["::loom::nn::NNDialect", "::loom::dist::DistDialect"];
 }
 
+def NNExpandOptimizers : Pass<"nn-expand-optimizers"> {
+  let summary = "Rewrite optimizer updates into elementwise nn ops";
+  let description = [{
+    Replaces every `nn.sgd_update` and `nn.adamw_update` with the nn ops of
+    its formula, operation by operation as `torch.optim.SGD` and
+    `torch.optim.AdamW` compute it (so a step can be checked against
+    PyTorch to the bit), the hyper-parameters becoming scalar constants of
+    the parameter's element type.
+
+    ```mlir
+    // before
+    %w1, %b1 = nn.sgd_update %w, %g momentum_buffer(%b) lr(%lr)
+        momentum = 0.9 : tensor<4x2xf32>
+    // after
+    %c = nn.constant dense<0.9> : tensor<f32>
+    %0 = nn.mul %b, %c : tensor<4x2xf32>, tensor<f32>
+    %b1 = nn.add %0, %g : tensor<4x2xf32>, tensor<4x2xf32>
+    %1 = nn.mul %b1, %lr : tensor<4x2xf32>, tensor<f32>
+    %w1 = nn.sub %w, %1 : tensor<4x2xf32>, tensor<4x2xf32>
+    ```
+  }];
+  let dependentDialects = ["::loom::nn::NNDialect"];
+}
+
 #endif // LOOM_PASSES_TRAINING_PASSES

@@ -1,0 +1,32 @@
+//===- NNOptimizerInterface.td - Optimizer updates ---------*- tablegen -*-===//
+
+#ifndef LOOM_NN_OPTIMIZER_INTERFACE
+#define LOOM_NN_OPTIMIZER_INTERFACE
+
+include "mlir/IR/OpBase.td"
+
+def NN_OptimizerUpdateOpInterface : OpInterface<"OptimizerUpdateOpInterface"> {
+  let cppNamespace = "::loom::nn";
+  let description = [{
+    An op that computes one optimizer step of one parameter: from the
+    parameter, its gradient and its optimizer state (tensors of the
+    parameter's type) the new parameter and the new state, in the same
+    order. Passes that lay out or schedule a training step (ZeRO's
+    sharding of state, gradients and parameters) read these operands
+    instead of the arithmetic of one optimizer.
+  }];
+  let methods = [
+    InterfaceMethod<"The parameter before the step.", "::mlir::Value",
+      "getParam">,
+    InterfaceMethod<"The parameter's gradient (before clipping).",
+      "::mlir::Value", "getGrad">,
+    InterfaceMethod<"The optimizer state before the step.",
+      "::mlir::OperandRange", "getState">,
+    InterfaceMethod<"The parameter after the step.", "::mlir::Value",
+      "getNewParam">,
+    InterfaceMethod<"The optimizer state after the step, one per state operand.",
+      "::mlir::ResultRange", "getNewState">
+  ];
+}
+
+#endif // LOOM_NN_OPTIMIZER_INTERFACE
