@@ -151,4 +151,35 @@ def DistTieStateLayouts : Pass<"dist-tie-state-layouts", "mlir::ModuleOp"> {
   }];
 }
 
+def DistUnrollMicrobatches : Pass<"dist-unroll-microbatches"> {
+  let summary = "Unroll the microbatch loop into one copy of its body each";
+  let description = [{
+    Replaces every `dist.microbatches` loop with straight code: the inputs
+    cut into their microbatches (microbatch `k` holds rows `k, k + count,
+    ...`, as a reshape to `[rows / count, count, ...]` and a slice per
+    microbatch), the body cloned once per microbatch in order, and each
+    result the sum of the yielded values, added in microbatch order.
+
+    ```mlir
+    // before
+    %g = dist.microbatches 2 (%xk = %x) : (tensor<16x4xf32>)
+        -> (tensor<4x2xf32>) {
+      %gk = ... %xk ...
+      dist.yield %gk : tensor<4x2xf32>
+    }
+    // after
+    %r = nn.reshape %x [8, 2, 4] : tensor<16x4xf32> -> tensor<8x2x4xf32>
+    %s0 = nn.slice %r offsets = [0, 0, 0] sizes = [8, 1, 4] strides = [1, 1, 1]
+        : tensor<8x2x4xf32> -> tensor<8x1x4xf32>
+    %x0 = nn.reshape %s0 [8, 4] : tensor<8x1x4xf32> -> tensor<8x4xf32>
+    %s1 = nn.slice %r offsets = [0, 1, 0] ...
+    %x1 = nn.reshape %s1 [8, 4] : tensor<8x1x4xf32> -> tensor<8x4xf32>
+    %g0 = ... %x0 ...
+    %g1 = ... %x1 ...
+    %g = nn.add %g0, %g1 : tensor<4x2xf32>, tensor<4x2xf32>
+    ```
+  }];
+  let dependentDialects = ["::loom::nn::NNDialect"];
+}
+
 #endif // LOOM_PASSES_DIST_PASSES
