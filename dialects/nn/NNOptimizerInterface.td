@@ -11,9 +11,10 @@ def NN_OptimizerUpdateOpInterface : OpInterface<"OptimizerUpdateOpInterface"> {
     An op that computes one optimizer step of one parameter: from the
     parameter, its gradient and its optimizer state (tensors of the
     parameter's type) the new parameter and the new state, in the same
-    order. Passes that lay out or schedule a training step (ZeRO's
-    sharding of state, gradients and parameters) read these operands
-    instead of the arithmetic of one optimizer.
+    order; the parameter and the gradient are operands 0 and 1. Passes
+    that lay out or schedule a training step (ZeRO's sharding of state,
+    gradients and parameters) read these operands instead of the
+    arithmetic of one optimizer.
   }];
   let methods = [
     InterfaceMethod<"The parameter before the step.", "::mlir::Value",
