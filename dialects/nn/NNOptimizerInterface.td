@@ -23,6 +23,14 @@ def NN_OptimizerUpdateOpInterface : OpInterface<"OptimizerUpdateOpInterface"> {
       "::mlir::Value", "getGrad">,
     InterfaceMethod<"The optimizer state before the step.",
       "::mlir::OperandRange", "getState">,
+    InterfaceMethod<[{
+        The clipping coefficient the gradient is multiplied by first, or
+        null.
+      }], "::mlir::Value", "getClip">,
+    InterfaceMethod<[{
+        The clipping coefficient as an optional operand: clearing it and
+        passing `grad * clip` as the gradient computes the same step.
+      }], "::mlir::MutableOperandRange", "getClipMutable">,
     InterfaceMethod<"The parameter after the step.", "::mlir::Value",
       "getNewParam">,
     InterfaceMethod<"The optimizer state after the step, one per state operand.",

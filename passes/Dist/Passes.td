@@ -170,7 +170,9 @@ def DistZeroLayouts : Pass<"dist-zero-layouts", "mlir::ModuleOp"> {
     - stage >= 1: the optimizer state is split (ZeRO's layout: the data
       axes on the first dimension they divide); below stage 3 the update
       reads its block of the parameter (which, without a model axis, stays
-      whole), below stage 2 its block of the gradient;
+      whole), below stage 2 its block of the clipped gradient (the
+      multiplication by the clipping coefficient, the first the update
+      would do, moves out of it);
     - stage 3: the parameter itself is split, and every use but the update
       reads it through an all-gathering annotation.
 

@@ -154,7 +154,8 @@ struct DistZeroLayoutsPass
 
   /// Optimizer state is split from stage 1 on; below stage 3 the update
   /// reads its block of the parameter, below stage 2 its block of the
-  /// summed gradient.
+  /// summed and clipped gradient (the clipping moves out of the update to
+  /// be laid out: the update multiplies by it first).
   void layUpdate(nn::OptimizerUpdateOpInterface update) {
     auto type = cast<RankedTensorType>(update.getParam().getType());
     ShardingAttr split = zeroLayout(type);
@@ -164,12 +165,18 @@ struct DistZeroLayoutsPass
       setRecordedSharding(state, split);
     OpBuilder b(update);
     Operation *op = update;
+    Location loc = op->getLoc();
     OpOperand &param = op->getOpOperand(0), &grad = op->getOpOperand(1);
     assert(param.get() == update.getParam() && grad.get() == update.getGrad());
+    Value clipped = grad.get();
+    if (Value clip = update.getClip(); clip && stage < 2) {
+      clipped = b.create<nn::MulOp>(loc, clipped, clip);
+      update.getClipMutable().clear();
+    }
     if (stage < 3)
-      param.set(b.create<AnnotateOp>(op->getLoc(), type, param.get(), split));
+      param.set(b.create<AnnotateOp>(loc, type, param.get(), split));
     if (stage < 2)
-      grad.set(b.create<AnnotateOp>(op->getLoc(), type, grad.get(), split));
+      grad.set(b.create<AnnotateOp>(loc, type, clipped, split));
   }
 
   void runOnOperation() override {

@@ -105,3 +105,26 @@ module attributes {nn.training = #nn.training<loss = "loss", grad_norm = "train.
     return %w1 : tensor<4xf32>
   }
 }
+
+// -----
+
+// With clipping, stage 1 splits the clipped gradient: the multiplication
+// the update would start with moves out of it, before the annotation.
+// ALL-LABEL: func.func @clipped
+// ALL: %[[G:.*]] = nn.mul %{{.*}}, %[[LR:.*]] : tensor<4xf32>, tensor<f32>
+// Z1: %[[GR:.*]] = dist.annotate %[[G]] <@m, [{}]>
+// Z1: %[[GC:.*]] = nn.mul %[[GR]], %{{.*}} : tensor<4xf32>, tensor<f32>
+// Z1: %[[GS:.*]] = dist.annotate %[[GC]] <@m, [{"rows"}]>
+// Z1: nn.sgd_update %{{.*}}, %[[GS]] lr(%[[LR]]) : tensor<4xf32>
+// Z0: nn.sgd_update %{{.*}}, %{{.*}} lr(%[[LR]]) clip(%{{.*}}) : tensor<4xf32>
+// Z2: nn.sgd_update %{{.*}}, %{{.*}} lr(%[[LR]]) clip(%{{.*}}) : tensor<4xf32>
+// Z3: nn.sgd_update %{{.*}}, %{{.*}} lr(%[[LR]]) clip(%{{.*}}) : tensor<4xf32>
+module attributes {nn.training = #nn.training<loss = "loss", grad_norm = "train.grad_norm", optimizer = sgd, lr = 0.001, lr_schedule = constant, clip_grad_norm = 1, data_inputs = ["x"]>} {
+  dist.mesh @m axes [<"rows" = 2, intra_node>]
+  func.func @clipped(%x: tensor<8x4xf32> {dist.sharding = #dist.sharding<@m, [{"rows"}, {}]>, nn.name = "x"}, %lr: tensor<f32>, %c: tensor<f32>, %dy: tensor<4xf32>) -> tensor<4xf32> {
+    %w = nn.parameter "w" {nn.update = "update:w"} = dense<0.5> : tensor<4xf32>
+    %g = nn.mul %dy, %lr : tensor<4xf32>, tensor<f32>
+    %w1 = nn.sgd_update %w, %g lr(%lr) clip(%c) : tensor<4xf32>
+    return %w1 : tensor<4xf32>
+  }
+}
