@@ -376,3 +376,169 @@ LogicalResult TakeShardOp::verifySymbolUses(SymbolTableCollection &symbols) {
   return checkScaledDim(*this, getInput().getType(), getResult().getType(),
                         getDim(), *group, /*multiply=*/false);
 }
+
+//===----------------------------------------------------------------------===//
+// MicrobatchesOp
+//===----------------------------------------------------------------------===//
+
+RankedTensorType MicrobatchesOp::getMicrobatchType(RankedTensorType type,
+                                                   int64_t count) {
+  if (count < 1 || type.getRank() == 0)
+    return {};
+  int64_t rows = type.getDimSize(0);
+  if (ShapedType::isDynamic(rows))
+    return type;
+  if (rows % count != 0)
+    return {};
+  SmallVector<int64_t> shape(type.getShape());
+  shape[0] = rows / count;
+  return type.clone(shape);
+}
+
+YieldOp MicrobatchesOp::getYield() {
+  return cast<YieldOp>(getBodyBlock().getTerminator());
+}
+
+void MicrobatchesOp::build(OpBuilder &builder, OperationState &state,
+                           TypeRange resultTypes, ValueRange inputs,
+                           int64_t count) {
+  state.addOperands(inputs);
+  state.addAttribute(getCountAttrName(state.name),
+                     builder.getI64IntegerAttr(count));
+  state.addTypes(resultTypes);
+  Region *body = state.addRegion();
+  Block *block = new Block;
+  body->push_back(block);
+  for (Value input : inputs)
+    block->addArgument(
+        getMicrobatchType(cast<RankedTensorType>(input.getType()), count),
+        input.getLoc());
+}
+
+/// Why an input does not split into `count` microbatches, or "".
+static std::string whyNotSplit(unsigned i, RankedTensorType type,
+                               int64_t count) {
+  std::string why;
+  llvm::raw_string_ostream os(why);
+  if (type.getRank() == 0)
+    os << "input #" << i << " (" << type << ") has no dimension 0 to split";
+  else if (!MicrobatchesOp::getMicrobatchType(type, count))
+    os << "input #" << i << ": dimension 0 of size " << type.getDimSize(0)
+       << " does not divide into " << count << " microbatches";
+  return why;
+}
+
+/// `count (%arg = %input, ...) : (input types) -> (result types)
+/// attributes {...} { body }`: the body's arguments take the microbatch
+/// types.
+ParseResult MicrobatchesOp::parse(OpAsmParser &parser, OperationState &state) {
+  int64_t count;
+  SMLoc countLoc = parser.getCurrentLocation();
+  if (parser.parseInteger(count))
+    return failure();
+  if (count < 1)
+    return parser.emitError(countLoc, "needs at least one microbatch, not ")
+           << count;
+  state.addAttribute(getCountAttrName(state.name),
+                     parser.getBuilder().getI64IntegerAttr(count));
+  SmallVector<OpAsmParser::Argument> args;
+  SmallVector<OpAsmParser::UnresolvedOperand> inputs;
+  if (succeeded(parser.parseOptionalLParen()) &&
+      (parser.parseCommaSeparatedList([&] {
+        if (parser.parseArgument(args.emplace_back()) || parser.parseEqual() ||
+            parser.parseOperand(inputs.emplace_back()))
+          return failure();
+        return success();
+      }) ||
+       parser.parseRParen()))
+    return failure();
+  SmallVector<Type> inputTypes, resultTypes;
+  SMLoc typesLoc = parser.getCurrentLocation();
+  if (parser.parseColon() ||
+      parser.parseCommaSeparatedList(
+          AsmParser::Delimiter::Paren,
+          [&] { return parser.parseType(inputTypes.emplace_back()); }) ||
+      parser.parseArrow() ||
+      parser.parseCommaSeparatedList(AsmParser::Delimiter::Paren, [&] {
+        return parser.parseType(resultTypes.emplace_back());
+      }))
+    return failure();
+  if (inputTypes.size() != inputs.size())
+    return parser.emitError(typesLoc, "expected ")
+           << inputs.size() << " input types, got " << inputTypes.size();
+  for (auto [i, arg, type] : llvm::enumerate(args, inputTypes)) {
+    auto ranked = dyn_cast<RankedTensorType>(type);
+    if (!ranked)
+      return parser.emitError(typesLoc, "inputs must be ranked tensors, not ")
+             << type;
+    std::string why = whyNotSplit(i, ranked, count);
+    if (!why.empty())
+      return parser.emitError(typesLoc, why);
+    arg.type = getMicrobatchType(ranked, count);
+  }
+  if (parser.resolveOperands(inputs, inputTypes, typesLoc, state.operands))
+    return failure();
+  state.addTypes(resultTypes);
+  if (parser.parseOptionalAttrDictWithKeyword(state.attributes))
+    return failure();
+  Region *body = state.addRegion();
+  return parser.parseRegion(*body, args);
+}
+
+void MicrobatchesOp::print(OpAsmPrinter &p) {
+  p << ' ' << getCount();
+  if (!getInputs().empty()) {
+    p << " (";
+    llvm::interleaveComma(llvm::zip(getBodyBlock().getArguments(), getInputs()),
+                          p, [&](auto pair) {
+                            p << std::get<0>(pair) << " = "
+                              << std::get<1>(pair);
+                          });
+    p << ')';
+  }
+  p << " : (" << getInputs().getTypes() << ") -> (" << getResultTypes() << ')';
+  p.printOptionalAttrDictWithKeyword((*this)->getAttrs(), {getCountAttrName()});
+  p << ' ';
+  p.printRegion(getBody(), /*printEntryBlockArgs=*/false,
+                /*printBlockTerminators=*/true);
+}
+
+LogicalResult MicrobatchesOp::verify() {
+  int64_t count = getCount();
+  if (count < 1)
+    return emitOpError("needs at least one microbatch, not ") << count;
+  Block &body = getBodyBlock();
+  if (body.getNumArguments() != getInputs().size())
+    return emitOpError("the body takes ")
+           << body.getNumArguments() << " arguments for " << getInputs().size()
+           << " inputs";
+  for (auto [i, input, arg] :
+       llvm::enumerate(getInputs(), body.getArguments())) {
+    auto type = cast<RankedTensorType>(input.getType());
+    std::string why = whyNotSplit(i, type, count);
+    if (!why.empty())
+      return emitOpError(why);
+    Type micro = getMicrobatchType(type, count);
+    if (arg.getType() != micro)
+      return emitOpError("body argument #")
+             << i << " has type " << arg.getType() << ", not " << micro
+             << ", one microbatch of input #" << i;
+  }
+  return success();
+}
+
+LogicalResult MicrobatchesOp::verifyRegions() {
+  auto yield = dyn_cast<YieldOp>(getBodyBlock().getTerminator());
+  if (!yield)
+    return emitOpError("the body must end in dist.yield");
+  if (yield.getValues().size() != getNumResults())
+    return emitOpError("the body yields ")
+           << yield.getValues().size() << " values for " << getNumResults()
+           << " results";
+  for (auto [i, value, type] :
+       llvm::enumerate(yield.getValues().getTypes(), getResultTypes()))
+    if (value != type)
+      return emitOpError("the body yields ")
+             << value << " for result #" << i << " of type " << type;
+  return success();
+}

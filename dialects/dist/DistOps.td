@@ -256,4 +256,73 @@ def Dist_CollectivePermuteOp : Dist_CollectiveOp<"collective_permute",
   }];
 }
 
+//===----------------------------------------------------------------------===//
+// Pipeline: the microbatch loop
+//===----------------------------------------------------------------------===//
+
+def Dist_MicrobatchesOp : Dist_Op<"microbatches", [SingleBlock,
+    RecursiveMemoryEffects]> {
+  let summary = "run a body once per microbatch and sum what it yields";
+  let description = [{
+    Splits each of `inputs` along dimension 0 into `count` microbatches and
+    runs the body once per microbatch, on block arguments of the
+    microbatch types; each result is the sum, over the microbatches in
+    order, of the value the body yields for it (microbatch 0 first, each
+    next one added to the running sum). The body may use values defined
+    above (parameters, scalars).
+
+    Microbatch `k` of an input holds its rows `k, k + count, k + 2 count,
+    ...`: a batch split over devices along dimension 0 (a data-parallel
+    layout) then gives every device whole microbatches of its own rows, so
+    splitting needs no data movement. The training step uses it for
+    gradient accumulation (the body is one microbatch's forward and
+    backward pass, yielding its gradients and loss); it is the loop that a
+    pipeline schedule orders. `-dist-unroll-microbatches` unrolls it.
+
+    ```mlir
+    %g, %l = dist.microbatches 2 (%xk = %x) : (tensor<16x4xf32>)
+        -> (tensor<4x2xf32>, tensor<f32>) {
+      %y = nn.matmul %xk, %w : tensor<8x4xf32>, tensor<4x2xf32> -> tensor<8x2xf32>
+      ...
+      dist.yield %gw, %loss : tensor<4x2xf32>, tensor<f32>
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<AnyRankedTensor>:$inputs, I64Attr:$count);
+  let results = (outs Variadic<AnyRankedTensor>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+  let skipDefaultBuilders = 1;
+  let builders = [
+    OpBuilder<(ins "::mlir::TypeRange":$resultTypes,
+                   "::mlir::ValueRange":$inputs, "int64_t":$count)>
+  ];
+  let extraClassDeclaration = [{
+    /// The type of one of `count` microbatches of a tensor of `type`, or
+    /// null when its dimension 0 does not divide.
+    static ::mlir::RankedTensorType getMicrobatchType(
+        ::mlir::RankedTensorType type, int64_t count);
+    ::mlir::Block &getBodyBlock() { return getBody().front(); }
+    YieldOp getYield();
+  }];
+}
+
+def Dist_YieldOp : Dist_Op<"yield", [Pure, Terminator,
+    HasParent<"MicrobatchesOp">]> {
+  let summary = "the values one microbatch contributes to the sums";
+  let description = [{
+    Ends the body of `dist.microbatches`: one value per result of the loop,
+    of the result's type.
+
+    ```mlir
+    dist.yield %gw, %loss : tensor<4x2xf32>, tensor<f32>
+    ```
+  }];
+  let arguments = (ins Variadic<AnyRankedTensor>:$values);
+  let assemblyFormat = "attr-dict ($values^ `:` type($values))?";
+  let builders = [OpBuilder<(ins), [{ build($_builder, $_state, {}); }]>];
+}
+
 #endif // LOOM_DIST_OPS

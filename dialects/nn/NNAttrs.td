@@ -36,8 +36,9 @@ def NN_F64Parameter : AttrOrTypeParameter<"::llvm::APFloat", ""> {
 def NN_TrainingAttr : NN_Attr<"Training", "training"> {
   let summary = "what the runtime needs to drive a training step";
   let description = [{
-    Set on the module by -nn-build-training-step and copied into the
-    artifact's manifest (its `training` object, docs/Training.md): the
+    Set on the module by -nn-build-training-step (the ZeRO stage by
+    -dist-zero-layouts) and copied into the artifact's manifest (its
+    `training` object, docs/Training.md): the
     step's loss and gradient-norm results, the optimizer and its
     hyper-parameters, the learning-rate schedule, gradient accumulation,
     clipping (0: off), the ZeRO stage, the data inputs the loader fills, the

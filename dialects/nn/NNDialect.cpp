@@ -239,5 +239,20 @@ static void printTriangleKind(OpAsmPrinter &printer, Operation *,
   printer << (upper ? "upper" : "lower");
 }
 
+/// A hyper-parameter: a float literal, printed in the shortest form that
+/// reads back exactly (`0.9`, `1.0`, `1.0E-8`).
+static ParseResult parseF64Attr(OpAsmParser &parser, FloatAttr &value) {
+  // Not parseAttribute: a `: type` after the number would be taken as its.
+  double parsed;
+  if (parser.parseFloat(parsed))
+    return failure();
+  value = parser.getBuilder().getF64FloatAttr(parsed);
+  return success();
+}
+
+static void printF64Attr(OpAsmPrinter &printer, Operation *, FloatAttr value) {
+  printer << loom::nn::formatFloatLiteral(value.getValue());
+}
+
 #define GET_OP_CLASSES
 #include "nn/NNOps.cpp.inc"

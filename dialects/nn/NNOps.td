@@ -841,4 +841,6 @@ def NN_TriluOp : NN_SameTypeOp<"trilu", [DeclareOpInterfaceMethods<GradientOpInt
   let hasFolder = 1;
 }
 
+include "nn/NNOptimizerOps.td"
+
 #endif // LOOM_NN_OPS

@@ -104,7 +104,7 @@ loom::driver::planAuto(ModuleOp module, const Options &options, Location loc) {
       (po.precision.empty() && po.simulate && cluster->device.kind == "gpu" &&
        cluster->device.peakTFLOPs.lookup("bfloat16") > 0))
     popts.precision = TrainingPrecision::Mixed;
-  if (options.train.step.optimizer == "sgd")
+  if (options.train.step.optimizer == nn::Optimizer::SGD)
     popts.optimizer = options.train.step.momentum != 0
                           ? OptimizerKind::SGDMomentum
                           : OptimizerKind::SGD;

@@ -58,8 +58,27 @@ llvm::cl::OptionCategory inputCategory("Input");
 llvm::cl::OptionCategory outputCategory("Output");
 llvm::cl::OptionCategory distCategory("Distribution");
 llvm::cl::OptionCategory trainCategory("Training");
-/// The training options' defaults are the pass's.
-const NNBuildTrainingStepOptions kStep;
+/// The training options' defaults are the passes'.
+const TrainingStepPipelineOptions kStep;
+
+/// A flag taking one of a few names: a bad value is reported with the
+/// names allowed.
+template <typename T> struct NamedValueParser : llvm::cl::parser<T> {
+  using llvm::cl::parser<T>::parser;
+  bool parse(llvm::cl::Option &option, StringRef, StringRef arg, T &value) {
+    std::string allowed;
+    for (auto [i, v] : llvm::enumerate(this->Values)) {
+      if (v.Name == arg) {
+        value = v.V.getValue();
+        return false;
+      }
+      if (i > 0)
+        allowed += i + 1 == this->Values.size() ? " or " : ", ";
+      allowed += v.Name.str();
+    }
+    return option.error("must be " + allowed + ", not '" + arg + "'");
+  }
+};
 
 struct CommandLine {
   llvm::cl::opt<std::string> input{
@@ -197,9 +216,11 @@ struct CommandLine {
                      "labels input to add (default: labels)"),
       llvm::cl::value_desc("NAME"), llvm::cl::init(kStep.labels),
       llvm::cl::cat(trainCategory)};
-  llvm::cl::opt<std::string> optimizer{
-      "optimizer", llvm::cl::desc("sgd or adamw (default)"),
-      llvm::cl::init(kStep.optimizer), llvm::cl::cat(trainCategory)};
+  llvm::cl::opt<nn::Optimizer, false, NamedValueParser<nn::Optimizer>>
+      optimizer{"optimizer", llvm::cl::desc("sgd or adamw (default)"),
+                llvm::cl::values(clEnumValN(nn::Optimizer::SGD, "sgd", ""),
+                                 clEnumValN(nn::Optimizer::AdamW, "adamw", "")),
+                llvm::cl::init(kStep.optimizer), llvm::cl::cat(trainCategory)};
   llvm::cl::opt<double> lr{"lr", llvm::cl::desc("Learning rate (1e-3)"),
                            llvm::cl::init(kStep.lr),
                            llvm::cl::cat(trainCategory)};
@@ -219,9 +240,12 @@ struct CommandLine {
       "weight-decay",
       llvm::cl::desc("Weight decay: decoupled for AdamW, L2 for SGD (0)"),
       llvm::cl::init(kStep.weightDecay), llvm::cl::cat(trainCategory)};
-  llvm::cl::opt<std::string> lrSchedule{
-      "lr-schedule", llvm::cl::desc("constant (default) or cosine"),
-      llvm::cl::init(kStep.lrSchedule), llvm::cl::cat(trainCategory)};
+  llvm::cl::opt<nn::LRSchedule, false, NamedValueParser<nn::LRSchedule>>
+      lrSchedule{
+          "lr-schedule", llvm::cl::desc("constant (default) or cosine"),
+          llvm::cl::values(clEnumValN(nn::LRSchedule::Constant, "constant", ""),
+                           clEnumValN(nn::LRSchedule::Cosine, "cosine", "")),
+          llvm::cl::init(kStep.lrSchedule), llvm::cl::cat(trainCategory)};
   llvm::cl::opt<int64_t> warmup{
       "warmup", llvm::cl::desc("Linear warm-up steps (0)"),
       llvm::cl::init(kStep.warmup), llvm::cl::cat(trainCategory)};
@@ -322,7 +346,7 @@ struct CommandLine {
       options.plan.cacheDir.clear();
     options.train.zeroGiven = zero.getNumOccurrences() > 0;
     options.train.enabled = train;
-    NNBuildTrainingStepOptions &t = options.train.step;
+    TrainingStepPipelineOptions &t = options.train.step;
     t.loss = loss;
     t.logits = logits;
     t.labels = labels;

@@ -168,9 +168,7 @@ LogicalResult loom::driver::runPipeline(ModuleOp module,
     if (!train.enabled)
       return success();
     PassManager pm(ctx);
-    pm.addPass(createNNBuildTrainingStep(train.step));
-    pm.addPass(createCanonicalizerPass());
-    pm.addPass(createCSEPass());
+    buildTrainingStepPipeline(pm, train.step);
     return pm.run(module);
   }
   if (strategy == Strategy::Manual) {
@@ -199,11 +197,8 @@ LogicalResult loom::driver::runPipeline(ModuleOp module,
   }
   // A simulated plan is shown, not compiled: no training step to build.
   bool simulated = module->hasAttr(dist::kPlanAttrName);
-  if (train.enabled && !simulated) {
-    pm.addPass(createNNBuildTrainingStep(train.step));
-    pm.addPass(createCanonicalizerPass());
-    pm.addPass(createCSEPass());
-  }
+  if (train.enabled && !simulated)
+    buildTrainingStepPipeline(pm, train.step);
   pm.addPass(createDistPropagateSharding());
   if (train.enabled && !simulated)
     pm.addPass(createDistTieStateLayouts());

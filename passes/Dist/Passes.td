@@ -142,13 +142,92 @@ def DistTieStateLayouts : Pass<"dist-tie-state-layouts", "mlir::ModuleOp"> {
   let summary = "Lay out each update result like the parameter it replaces";
   let description = [{
     A training step returns, for every parameter it updates, the next value
-    (a result named by the parameter's `loom.update`). The runtime swaps the
+    (a result named by the parameter's `nn.update`). The runtime swaps the
     two buffers after a step, so both must be the same block of the global
     tensor on every device: this pass, run after -dist-propagate-sharding,
     sets the result's `dist.sharding` to the parameter's layout, and
     -dist-insert-reshards then moves the data if the update was computed in
     another layout (an all_gather after a ZeRO-sharded update).
   }];
+}
+
+def DistZeroLayouts : Pass<"dist-zero-layouts", "mlir::ModuleOp"> {
+  let summary = "Lay out a training step for data parallelism and ZeRO";
+  let description = [{
+    Runs on a training step (after -nn-build-training-step, before
+    -nn-expand-optimizers and -dist-propagate-sharding) and writes the
+    layouts that distribute it over the data axes: the mesh axes that
+    split dimension 0 of the step's data inputs (the layouts
+    -dist-apply-strategy wrote on them), axes of size 1 left out. Every
+    other axis of size > 1 is a model axis. Nothing happens without data
+    axes. The pass reads the parameter, gradient and state operands of the
+    optimizer update ops (`OptimizerUpdateOpInterface`):
+
+    - every stage: each gradient is pinned where it is made (the value the
+      update reads, before the norm and clipping use it): replicated, so
+      that it is all-reduced once (unless the mesh has a model axis), or
+      from stage 2 split, so that it is reduce-scattered;
+    - stage >= 1: the optimizer state is split (ZeRO's layout: the data
+      axes on the first dimension they divide); below stage 3 the update
+      reads its block of the parameter (which, without a model axis, stays
+      whole), below stage 2 its block of the clipped gradient (the
+      multiplication by the clipping coefficient, the first the update
+      would do, moves out of it);
+    - stage 3: the parameter itself is split, and every use but the update
+      reads it through an all-gathering annotation.
+
+    The stage is recorded as `zero` in the module's `#nn.training`.
+
+    ```mlir
+    // before (stage 1, data axis "data" of size 2)
+    %g = nn.mul %gw, %inv : tensor<8x4xf32>, tensor<f32>
+    %w1, %m1, %v1 = nn.adamw_update %w, %g state(%m, %v) ... : tensor<8x4xf32>
+    // after (and the state parameters %m, %v laid out split like %ws)
+    %0 = nn.mul %gw, %inv : tensor<8x4xf32>, tensor<f32>
+  }] # "  %g = dist.annotate %0 <@mesh, [{}, {}]> : tensor<8x4xf32>\n"
+     # "  %ws = dist.annotate %w <@mesh, [{\"data\"}, {}]> : tensor<8x4xf32>\n"
+     # "  %gs = dist.annotate %g <@mesh, [{\"data\"}, {}]> : tensor<8x4xf32>\n"
+     # [{
+    %w1, %m1, %v1 = nn.adamw_update %ws, %gs state(%m, %v) ... : tensor<8x4xf32>
+    ```
+  }];
+  let options = [
+    Option<"stage", "stage", "int64_t", "0",
+           "ZeRO stage: 0 (data parallel), 1 (state split), 2 (also "
+           "gradients), 3 (also parameters)">
+  ];
+  let dependentDialects = ["::loom::dist::DistDialect"];
+}
+
+def DistUnrollMicrobatches : Pass<"dist-unroll-microbatches"> {
+  let summary = "Unroll the microbatch loop into one copy of its body each";
+  let description = [{
+    Replaces every `dist.microbatches` loop with straight code: the inputs
+    cut into their microbatches (microbatch `k` holds rows `k, k + count,
+    ...`, as a reshape to `[rows / count, count, ...]` and a slice per
+    microbatch), the body cloned once per microbatch in order, and each
+    result the sum of the yielded values, added in microbatch order.
+
+    ```mlir
+    // before
+    %g = dist.microbatches 2 (%xk = %x) : (tensor<16x4xf32>)
+        -> (tensor<4x2xf32>) {
+      %gk = ... %xk ...
+      dist.yield %gk : tensor<4x2xf32>
+    }
+    // after
+    %r = nn.reshape %x [8, 2, 4] : tensor<16x4xf32> -> tensor<8x2x4xf32>
+    %s0 = nn.slice %r offsets = [0, 0, 0] sizes = [8, 1, 4] strides = [1, 1, 1]
+        : tensor<8x2x4xf32> -> tensor<8x1x4xf32>
+    %x0 = nn.reshape %s0 [8, 4] : tensor<8x1x4xf32> -> tensor<8x4xf32>
+    %s1 = nn.slice %r offsets = [0, 1, 0] ...
+    %x1 = nn.reshape %s1 [8, 4] : tensor<8x1x4xf32> -> tensor<8x4xf32>
+    %g0 = ... %x0 ...
+    %g1 = ... %x1 ...
+    %g = nn.add %g0, %g1 : tensor<4x2xf32>, tensor<4x2xf32>
+    ```
+  }];
+  let dependentDialects = ["::loom::nn::NNDialect"];
 }
 
 #endif // LOOM_PASSES_DIST_PASSES

@@ -644,6 +644,39 @@ const Case kCases[] = {
      1024,
      1024,
      "f32"},
+    // The optimizer updates: elementwise over the tensors, the scalars
+    // replicated; FLOPs as -nn-expand-optimizers expands them.
+    {"sgd_update",
+     {kF32x4x8, kF32x4x8, "tensor<f32>"},
+     "%r = nn.sgd_update %a, %b lr(%c) : tensor<4x8xf32>",
+     "([i, j], [i, j], []) -> ([i, j]) {i=4, j=8}",
+     64,
+     0,
+     260,
+     128,
+     "f32"},
+    {"sgd_update_momentum",
+     {kF32x4x8, kF32x4x8, kF32x4x8, "tensor<f32>", "tensor<f32>"},
+     "%r:2 = nn.sgd_update %a, %b momentum_buffer(%c) lr(%d) clip(%e) "
+     "momentum = 0.9 weight_decay = 0.01 : tensor<4x8xf32>",
+     "([i, j], [i, j], [i, j], [], []) -> ([i, j], [i, j]) {i=4, j=8}",
+     224,
+     0,
+     392,
+     256,
+     "f32"},
+    {"adamw_update",
+     {kF32x4x8, kF32x4x8, kF32x4x8, kF32x4x8, "tensor<f32>", "tensor<f32>",
+      "tensor<f32>", "tensor<f32>"},
+     "%r:3 = nn.adamw_update %a, %b state(%c, %d) lr(%e) "
+     "bias_correction(%f, %g) clip(%h) weight_decay = 0.01 : tensor<4x8xf32>",
+     "([i, j], [i, j], [i, j], [i, j], [], [], [], []) -> ([i, j], [i, j], "
+     "[i, j]) {i=4, j=8}",
+     451,
+     33,
+     528,
+     384,
+     "f32"},
 };
 
 void PrintTo(const Case &c, std::ostream *os) { *os << c.op; }

@@ -51,7 +51,7 @@ enum class Strategy {
 /// `--train`: whether to build a training step, and its options.
 struct TrainOptions {
   bool enabled = false;
-  NNBuildTrainingStepOptions step;
+  TrainingStepPipelineOptions step;
   /// Whether --zero was given (the planner chooses the stage otherwise).
   bool zeroGiven = false;
 };

@@ -578,3 +578,114 @@ dist.mesh @m axes [<"tp" = 4, intra_node>]
 func.func @spmd_value() attributes {dist.spmd = 1 : i64} {
   return
 }
+
+// -----
+
+func.func @microbatches_count(%x: tensor<8xf32>) {
+  // expected-error@+1 {{needs at least one microbatch, not 0}}
+  dist.microbatches 0 (%a = %x) : (tensor<8xf32>) -> () {
+    dist.yield
+  }
+  return
+}
+
+// -----
+
+func.func @microbatches_count_generic(%x: tensor<8xf32>) {
+  // expected-error@+1 {{needs at least one microbatch, not 0}}
+  "dist.microbatches"(%x) <{count = 0 : i64}> ({
+  ^bb0(%a: tensor<8xf32>):
+    dist.yield
+  }) : (tensor<8xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @microbatches_divide(%x: tensor<6x2xf32>) {
+  // expected-error@+1 {{input #0: dimension 0 of size 6 does not divide into 4 microbatches}}
+  dist.microbatches 4 (%a = %x) : (tensor<6x2xf32>) -> () {
+    dist.yield
+  }
+  return
+}
+
+// -----
+
+func.func @microbatches_divide_generic(%x: tensor<6x2xf32>) {
+  // expected-error@+1 {{input #0: dimension 0 of size 6 does not divide into 4 microbatches}}
+  "dist.microbatches"(%x) <{count = 4 : i64}> ({
+  ^bb0(%a: tensor<1x2xf32>):
+    dist.yield
+  }) : (tensor<6x2xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @microbatches_scalar(%x: tensor<f32>) {
+  // expected-error@+1 {{input #0 (tensor<f32>) has no dimension 0 to split}}
+  "dist.microbatches"(%x) <{count = 2 : i64}> ({
+  ^bb0(%a: tensor<f32>):
+    dist.yield
+  }) : (tensor<f32>) -> ()
+  return
+}
+
+// -----
+
+func.func @microbatches_arguments(%x: tensor<8xf32>) {
+  // expected-error@+1 {{the body takes 0 arguments for 1 inputs}}
+  "dist.microbatches"(%x) <{count = 2 : i64}> ({
+    dist.yield
+  }) : (tensor<8xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @microbatches_argument_type(%x: tensor<8xf32>) {
+  // expected-error@+1 {{body argument #0 has type 'tensor<8xf32>', not 'tensor<4xf32>', one microbatch of input #0}}
+  "dist.microbatches"(%x) <{count = 2 : i64}> ({
+  ^bb0(%a: tensor<8xf32>):
+    dist.yield
+  }) : (tensor<8xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @microbatches_yield_count(%x: tensor<8xf32>) {
+  // expected-error@+1 {{the body yields 0 values for 1 results}}
+  %0 = dist.microbatches 2 (%a = %x) : (tensor<8xf32>) -> (tensor<4xf32>) {
+    dist.yield
+  }
+  return
+}
+
+// -----
+
+func.func @microbatches_yield_type(%x: tensor<8xf32>) {
+  // expected-error@+1 {{the body yields 'tensor<4xf32>' for result #0 of type 'tensor<8xf32>'}}
+  %0 = dist.microbatches 2 (%a = %x) : (tensor<8xf32>) -> (tensor<8xf32>) {
+    dist.yield %a : tensor<4xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @microbatches_input_types(%x: tensor<8xf32>) {
+  // expected-error@+1 {{expected 1 input types, got 2}}
+  dist.microbatches 2 (%a = %x) : (tensor<8xf32>, tensor<8xf32>) -> () {
+    dist.yield
+  }
+  return
+}
+
+// -----
+
+func.func @yield_outside(%x: tensor<8xf32>) {
+  // expected-error@+1 {{expects parent op 'dist.microbatches'}}
+  dist.yield %x : tensor<8xf32>
+}

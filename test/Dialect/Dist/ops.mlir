@@ -89,3 +89,25 @@ func.func @spmd(%x: tensor<3x16xf32> {dist.sharding = #dist.sharding<@m, [{"dp"}
   %1 = dist.reshard %y <@m, [{"dp"}, {}]> -> <@m, [{}, {"tp"}]> : tensor<4x64xf32> -> tensor<8x16xf32>
   return %1 : tensor<8x16xf32>
 }
+
+// The microbatch loop: block arguments take one microbatch of each input;
+// values from above are used inside.
+// CHECK-LABEL: func.func @microbatches
+// CHECK: %{{.*}}:2 = dist.microbatches 2 (%[[XK:.*]] = %{{.*}}, %[[YK:.*]] = %{{.*}}) : (tensor<16x4xf32>, tensor<16xi64>) -> (tensor<4x2xf32>, tensor<f32>) {
+// CHECK: nn.matmul %[[XK]], %{{.*}} : tensor<8x4xf32>, tensor<4x2xf32> -> tensor<8x2xf32>
+// CHECK: dist.yield %{{.*}}, %{{.*}} : tensor<4x2xf32>, tensor<f32>
+// CHECK-NEXT: }
+// CHECK: dist.microbatches 4 : () -> () attributes {test.tag} {
+// CHECK-NEXT: dist.yield
+// CHECK-NEXT: }
+func.func @microbatches(%x: tensor<16x4xf32>, %y: tensor<16xi64>, %w: tensor<4x2xf32>) -> (tensor<4x2xf32>, tensor<f32>) {
+  %g, %l = dist.microbatches 2 (%xk = %x, %yk = %y) : (tensor<16x4xf32>, tensor<16xi64>) -> (tensor<4x2xf32>, tensor<f32>) {
+    %h = nn.matmul %xk, %w : tensor<8x4xf32>, tensor<4x2xf32> -> tensor<8x2xf32>
+    %s = nn.reduce_sum %h axes = [0, 1] : tensor<8x2xf32> -> tensor<f32>
+    dist.yield %w, %s : tensor<4x2xf32>, tensor<f32>
+  }
+  dist.microbatches 4 : () -> () attributes {test.tag} {
+    dist.yield
+  }
+  return %g, %l : tensor<4x2xf32>, tensor<f32>
+}

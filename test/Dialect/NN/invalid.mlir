@@ -976,3 +976,83 @@ func.func @unknown_op_attr(%x: tensor<4xf32>) {
   %0 = nn.relu %x {nn.colour = "red"} : tensor<4xf32>
   return
 }
+
+// -----
+
+func.func @sgd_momentum_range(%w: tensor<4xf32>, %lr: tensor<f32>) {
+  // expected-error@+1 {{momentum must be in [0, 1), not 1.0}}
+  %0, %1 = nn.sgd_update %w, %w momentum_buffer(%w) lr(%lr) momentum = 1.0 : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @sgd_buffer_without_momentum(%w: tensor<4xf32>, %lr: tensor<f32>) {
+  // expected-error@+1 {{takes a momentum buffer exactly when momentum > 0 (momentum = 0.0)}}
+  %0, %1 = nn.sgd_update %w, %w momentum_buffer(%w) lr(%lr) : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @sgd_momentum_without_buffer(%w: tensor<4xf32>, %lr: tensor<f32>) {
+  // expected-error@+1 {{takes a momentum buffer exactly when momentum > 0 (momentum = 0.5)}}
+  %0 = nn.sgd_update %w, %w lr(%lr) momentum = 0.5 : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @sgd_weight_decay(%w: tensor<4xf32>, %lr: tensor<f32>) {
+  // expected-error@+1 {{weight_decay must not be negative, not -0.1}}
+  %0 = nn.sgd_update %w, %w lr(%lr) weight_decay = -0.1 : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @sgd_grad_type(%w: tensor<4xf32>, %g: tensor<2x2xf32>, %lr: tensor<f32>) {
+  // expected-error@+1 {{failed to verify that the gradient has the parameter's type}}
+  %0 = "nn.sgd_update"(%w, %g, %lr) <{operandSegmentSizes = array<i32: 1, 1, 0, 1, 0>}> : (tensor<4xf32>, tensor<2x2xf32>, tensor<f32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @sgd_lr_type(%w: tensor<4xf32>, %lr: tensor<1xf32>) {
+  // expected-error@+1 {{failed to verify that lr is a scalar of the parameter's element type}}
+  %0 = "nn.sgd_update"(%w, %w, %lr) <{operandSegmentSizes = array<i32: 1, 1, 0, 1, 0>}> : (tensor<4xf32>, tensor<4xf32>, tensor<1xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @adamw_betas(%w: tensor<4xf32>, %s: tensor<f32>) {
+  // expected-error@+1 {{beta1 and beta2 must be in [0, 1), not 0.9 and 1.0}}
+  %0, %1, %2 = nn.adamw_update %w, %w state(%w, %w) lr(%s) bias_correction(%s, %s) beta2 = 1.0 : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @adamw_eps(%w: tensor<4xf32>, %s: tensor<f32>) {
+  // expected-error@+1 {{eps must be positive, not 0.0}}
+  %0, %1, %2 = nn.adamw_update %w, %w state(%w, %w) lr(%s) bias_correction(%s, %s) eps = 0.0 : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @adamw_weight_decay(%w: tensor<4xf32>, %s: tensor<f32>) {
+  // expected-error@+1 {{weight_decay must not be negative, not -1}}
+  %0, %1, %2 = nn.adamw_update %w, %w state(%w, %w) lr(%s) bias_correction(%s, %s) weight_decay = -1.0 : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @adamw_state_type(%w: tensor<4xf32>, %m: tensor<4xf16>, %s: tensor<f32>) {
+  // expected-error@+1 {{failed to verify that all of {param, exp_avg, exp_avg_sq} have same type}}
+  %0:3 = "nn.adamw_update"(%w, %w, %m, %w, %s, %s, %s) : (tensor<4xf32>, tensor<4xf32>, tensor<4xf16>, tensor<4xf32>, tensor<f32>, tensor<f32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
+  return
+}

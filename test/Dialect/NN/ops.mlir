@@ -217,3 +217,19 @@ func.func @dynamic(%x: tensor<?x64xf32>, %w: tensor<64x8xf32>) -> tensor<?x8xf32
   %1 = nn.relu %0 : tensor<?x8xf32>
   return %1 : tensor<?x8xf32>
 }
+
+// Optimizer updates: the scalars take the parameter's element type, the
+// hyper-parameters print (shortest round-trip) when they differ from their
+// defaults.
+// CHECK-LABEL: func.func @optimizer_updates
+func.func @optimizer_updates(%w: tensor<4x2xf32>, %g: tensor<4x2xf32>, %s: tensor<4x2xf32>, %lr: tensor<f32>, %c: tensor<f32>) {
+  // CHECK: nn.sgd_update %{{.*}}, %{{.*}} lr(%{{.*}}) : tensor<4x2xf32>
+  %0 = nn.sgd_update %w, %g lr(%lr) : tensor<4x2xf32>
+  // CHECK: nn.sgd_update %{{.*}}, %{{.*}} momentum_buffer(%{{.*}}) lr(%{{.*}}) clip(%{{.*}}) momentum = 0.9 weight_decay = 0.01 : tensor<4x2xf32>
+  %1, %2 = nn.sgd_update %w, %g momentum_buffer(%s) lr(%lr) clip(%c) momentum = 0.9 weight_decay = 0.01 : tensor<4x2xf32>
+  // CHECK: nn.adamw_update %{{.*}}, %{{.*}} state(%{{.*}}, %{{.*}}) lr(%{{.*}}) bias_correction(%{{.*}}, %{{.*}}) : tensor<4x2xf32>
+  %3, %4, %5 = nn.adamw_update %w, %g state(%s, %s) lr(%lr) bias_correction(%c, %c) : tensor<4x2xf32>
+  // CHECK: nn.adamw_update %{{.*}}, %{{.*}} state(%{{.*}}, %{{.*}}) lr(%{{.*}}) bias_correction(%{{.*}}, %{{.*}}) clip(%{{.*}}) beta1 = 0.8 beta2 = 0.99 eps = 1.0E-6 weight_decay = 0.1 : tensor<4x2xf32>
+  %6, %7, %8 = nn.adamw_update %w, %g state(%s, %s) lr(%lr) bias_correction(%c, %c) clip(%c) beta1 = 0.8 beta2 = 0.99 eps = 1.0e-6 weight_decay = 0.1 : tensor<4x2xf32>
+  return
+}

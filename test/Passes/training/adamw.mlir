@@ -1,7 +1,20 @@
-// RUN: loom-opt %s -nn-build-training-step="loss=cross_entropy logits=logits labels=y optimizer=adamw weight-decay=0.1 clip-grad-norm=1.0 lr-schedule=cosine warmup=10 decay-steps=100" -canonicalize -cse | FileCheck %s
+// RUN: loom-opt %s -nn-build-training-step="loss=cross_entropy logits=logits labels=y optimizer=adamw weight-decay=0.1 clip-grad-norm=1.0 lr-schedule=cosine warmup=10 decay-steps=100" -canonicalize -cse | FileCheck %s --check-prefix=BUILD
+// RUN: loom-opt %s -nn-build-training-step="loss=cross_entropy logits=logits labels=y optimizer=adamw weight-decay=0.1 clip-grad-norm=1.0 lr-schedule=cosine warmup=10 decay-steps=100" -nn-expand-optimizers -canonicalize -cse | FileCheck %s
 
 // Cross entropy against a new integer input, clipping by the global norm and
-// AdamW as torch.optim.AdamW computes it.
+// AdamW as torch.optim.AdamW computes it: the step reads the unscaled
+// gradient, its state, the step's scalars and the clipping coefficient in
+// one nn.adamw_update, which -nn-expand-optimizers turns into the formula.
+// BUILD: func.func @main(%{{.*}}: tensor<8x4xf32> {nn.name = "x"}, %{{.*}}: tensor<8xi64> {nn.name = "y"}, %[[LR:.*]]: tensor<f32> {nn.name = "train.lr"}, %[[SCALE:.*]]: tensor<f32> {nn.name = "train.loss_scale"}, %[[BC1:.*]]: tensor<f32> {nn.name = "train.bias_correction1"}, %[[BC2:.*]]: tensor<f32> {nn.name = "train.bias_correction2"})
+// BUILD-DAG: %[[W:.*]] = nn.parameter "w" {nn.update = "update:w"}
+// BUILD-DAG: %[[V:.*]] = nn.parameter "adamw.v:w" {nn.update = "update:adamw.v:w", nn.zero_init}
+// BUILD-DAG: %[[M:.*]] = nn.parameter "adamw.m:w" {nn.update = "update:adamw.m:w", nn.zero_init}
+// BUILD: %[[INV:.*]] = nn.div %{{.*}}, %[[SCALE]]
+// BUILD: %[[G:.*]] = nn.mul %{{.*}}, %[[INV]] : tensor<4x3xf32>, tensor<f32>
+// BUILD: %[[NORM:.*]] = nn.sqrt
+// BUILD: %[[COEF:.*]] = nn.min
+// BUILD: %[[NW:.*]], %[[NM:.*]], %[[NV:.*]] = nn.adamw_update %[[W]], %[[G]] state(%[[M]], %[[V]]) lr(%[[LR]]) bias_correction(%[[BC1]], %[[BC2]]) clip(%[[COEF]]) weight_decay = 0.1 : tensor<4x3xf32>
+// BUILD: return %{{.*}}, %[[NORM]], %[[NM]], %[[NV]], %[[NW]]
 // CHECK: nn.training = #nn.training<loss = "loss", grad_norm = "train.grad_norm", optimizer = adamw, lr = 0.001, weight_decay = 0.1, beta1 = 0.9, beta2 = 0.999, eps = 1.0E-8, lr_schedule = cosine, warmup = 10, decay_steps = 100, clip_grad_norm = 1, data_inputs = ["x", "y"], labels = "y", num_classes = 3, batch = 8, flops_per_step = {{[0-9]+}}>
 // CHECK: func.func @main(%[[X:.*]]: tensor<8x4xf32> {nn.name = "x"}, %[[Y:.*]]: tensor<8xi64> {nn.name = "y"}, %[[LR:.*]]: tensor<f32> {nn.name = "train.lr"}, %{{.*}}: tensor<f32> {nn.name = "train.loss_scale"}, %[[BC1:.*]]: tensor<f32> {nn.name = "train.bias_correction1"}, %[[BC2:.*]]: tensor<f32> {nn.name = "train.bias_correction2"})
 // CHECK-SAME: tensor<4x3xf32> {nn.name = "update:adamw.m:w"}, tensor<4x3xf32> {nn.name = "update:adamw.v:w"}, tensor<4x3xf32> {nn.name = "update:w"})

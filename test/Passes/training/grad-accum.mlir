@@ -1,8 +1,27 @@
-// RUN: loom-opt %s -nn-build-training-step="loss=l optimizer=sgd grad-accum=2" -canonicalize -cse | FileCheck %s
+// RUN: loom-opt %s -nn-build-training-step="loss=l optimizer=sgd grad-accum=2" -canonicalize -cse | FileCheck %s --check-prefix=BUILD
+// RUN: loom-opt %s -nn-build-training-step="loss=l optimizer=sgd grad-accum=2" -nn-expand-optimizers -dist-unroll-microbatches -canonicalize -cse | FileCheck %s
 
-// Two microbatches: the input takes twice the model's batch, microbatch k is
-// rows k, k + 2, ... (so a split of the batch over devices stays local);
-// each is differentiated on its own (its activations die before the next
+// The step builds a dist.microbatches loop over the input (twice the
+// model's batch): its body is the model on one microbatch and its reverse
+// pass, seeded with loss_scale / 2, and yields the gradient and the loss;
+// the loop sums them, and the mean loss is the sum times 1/2.
+// BUILD: grad_accum = 2, data_inputs = ["x"], batch = 16
+// BUILD: func.func @main(%[[X:.*]]: tensor<16x4xf32> {nn.name = "x"}, %{{.*}}: tensor<f32> {nn.name = "train.lr"}, %[[SCALE:.*]]: tensor<f32> {nn.name = "train.loss_scale"})
+// BUILD: %[[W:.*]] = nn.parameter "w"
+// BUILD: %[[SEED:.*]] = nn.mul %[[SCALE]], %{{.*}} : tensor<f32>, tensor<f32>
+// BUILD: %[[SUMS:.*]]:2 = dist.microbatches 2 (%[[XK:.*]] = %[[X]]) : (tensor<16x4xf32>) -> (tensor<4x2xf32>, tensor<f32>) {
+// BUILD: nn.matmul %[[XK]], %[[W]] : tensor<8x4xf32>, tensor<4x2xf32> -> tensor<8x2xf32>
+// BUILD: %[[L:.*]] = nn.reduce_mean
+// BUILD: nn.reshape %[[SEED]]
+// BUILD: %[[G:.*]] = nn.matmul %{{.*}}, %{{.*}} : tensor<4x8xf32>, tensor<8x2xf32> -> tensor<4x2xf32>
+// BUILD: dist.yield %[[G]], %[[L]] : tensor<4x2xf32>, tensor<f32>
+// BUILD: %[[LOSS:.*]] = nn.mul %[[SUMS]]#1, %{{.*}}
+// BUILD: nn.mul %[[SUMS]]#0, %{{.*}} : tensor<4x2xf32>, tensor<f32>
+// BUILD: nn.sgd_update
+// BUILD: return %[[LOSS]]
+
+// Unrolled: the input's microbatch k is rows k, k + 2, ... (so a split of
+// the batch over devices stays local); each is differentiated on its own (its activations die before the next
 // starts), the gradients add up with seeds loss_scale / 2, and the loss is
 // the mean of the two.
 // CHECK: grad_accum = 2, data_inputs = ["x"], batch = 16

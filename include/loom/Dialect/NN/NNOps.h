@@ -87,7 +87,13 @@ mlir::FailureOr<OpCost> getReduceCost(mlir::TypeRange operandTypes,
                                       mlir::TypeRange resultTypes,
                                       ReductionKind kind);
 
+/// `value` as a float literal in the shortest form that reads back exactly:
+/// `0.9`, `1.0`, `1.0E-8` (the hyper-parameters of the optimizer updates).
+std::string formatFloatLiteral(const llvm::APFloat &value);
+
 } // namespace loom::nn
+
+#include "nn/NNOptimizerInterface.h.inc"
 
 #define GET_OP_CLASSES
 #include "nn/NNOps.h.inc"
