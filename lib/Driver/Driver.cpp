@@ -11,15 +11,13 @@
 #include "loom/Dialect/Dist/DistOps.h"
 #include "loom/Frontend/ONNX/ONNXImporter.h"
 #include "loom/InitAll.h"
-#include "loom/Passes/Dist/Passes.h"
-#include "loom/Passes/Training/Passes.h"
+#include "loom/Pipelines/Pipelines.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
-#include "mlir/Transforms/Passes.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
@@ -131,8 +129,7 @@ LogicalResult loom::driver::runPipeline(ModuleOp module,
   Location loc = FileLineColLoc::get(ctx, options.inputFile, 0, 0);
   {
     PassManager pm(ctx);
-    pm.addPass(createCanonicalizerPass());
-    pm.addPass(createCSEPass());
+    buildSimplifyPipeline(pm);
     if (failed(pm.run(module)))
       return failure();
   }
@@ -189,28 +186,14 @@ LogicalResult loom::driver::runPipeline(ModuleOp module,
     if (applied.empty())
       applied = strategy == Strategy::Data ? "data" : "megatron";
   }
-  PassManager pm(ctx);
-  if (strategy != Strategy::Manual) {
-    DistApplyStrategyOptions strategyOptions;
-    strategyOptions.strategy = applied;
-    pm.addPass(createDistApplyStrategy(strategyOptions));
-  }
+  DistributionOptions distribution;
+  distribution.strategy = strategy == Strategy::Manual ? "manual" : applied;
+  distribution.partition = options.emit != EmitKind::Plan;
   // A simulated plan is shown, not compiled: no training step to build.
-  bool simulated = module->hasAttr(dist::kPlanAttrName);
-  if (train.enabled && !simulated)
-    buildTrainingStepPipeline(pm, train.step);
-  pm.addPass(createDistPropagateSharding());
-  if (train.enabled && !simulated)
-    pm.addPass(createDistTieStateLayouts());
-  pm.addPass(createDistInsertReshards());
-  if (options.emit != EmitKind::Plan) {
-    pm.addPass(createDistPartition());
-    pm.addPass(createDistLowerReshards());
-    pm.addPass(createDistSimplifyCollectives());
-    pm.addPass(createDistBucketCollectives());
-    pm.addPass(createCanonicalizerPass());
-    pm.addPass(createCSEPass());
-  }
+  if (train.enabled && !module->hasAttr(dist::kPlanAttrName))
+    distribution.train = train.step;
+  PassManager pm(ctx);
+  buildDistributionPipeline(pm, distribution);
   return pm.run(module);
 }
 

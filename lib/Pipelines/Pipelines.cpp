@@ -90,6 +90,7 @@ void loom::buildCPULoweringPipeline(OpPassManager &pm) {
 }
 
 void loom::registerLoomPipelines() {
+  registerDistributionPipelines();
   PassPipelineRegistration<>(
       "loom-import-cleanup",
       "Canonicalize, raise exported idioms to single nn ops, CSE (what the "

@@ -59,7 +59,7 @@ def NNBuildTrainingStep : Pass<"nn-build-training-step", "mlir::ModuleOp"> {
     }
     ```
 
-    buildTrainingStepPipeline (loom/Passes/Training/Passes.h) runs it with
+    The `loom-train` pipeline (lib/Pipelines) runs it with
     -dist-zero-layouts, -nn-expand-optimizers and -dist-unroll-microbatches.
   }];
   let options = [

@@ -8,7 +8,8 @@
 // inputs, calls the parts (TrainingStep.h) and writes the signature and
 // `#nn.training`. Layouts over a mesh (-dist-zero-layouts) and the
 // expansion of the loop and the updates (-dist-unroll-microbatches,
-// -nn-expand-optimizers) are later passes of buildTrainingStepPipeline.
+// -nn-expand-optimizers) are later passes of the training pipeline
+// (loom/Pipelines/Pipelines.h).
 //
 //===----------------------------------------------------------------------===//
 

@@ -9,7 +9,7 @@
 #ifndef LOOM_DRIVER_OPTIONS_H
 #define LOOM_DRIVER_OPTIONS_H
 
-#include "loom/Passes/Training/Passes.h"
+#include "loom/Pipelines/Pipelines.h"
 #include "loom/Target/Target.h"
 #include "llvm/Support/Error.h"
 #include <optional>

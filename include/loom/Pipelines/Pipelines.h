@@ -5,25 +5,65 @@
 // stage of `loomc` (test/Pipelines checks that they agree):
 //
 //   loom-import-cleanup   what the ONNX importer runs on a fresh module
+//   loom-simplify         what loomc runs on every input first (`--emit=nn`)
+//   loom-train            a model -> one training step (`--train`)
+//   loom-plan             layouts for every value, reshards (`--emit=plan`)
+//   loom-spmd             the program one device runs (`--emit=spmd`)
 //   loom-to-linalg        nn (partitioned or not) -> fused linalg on tensors,
 //                         parameters as entry arguments (`--emit=linalg`)
 //   loom-cpu-lowering     fused linalg -> the LLVM dialect (`--emit=llvm`)
-//
-// The distribution and training pipelines sit beside them.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef LOOM_PIPELINES_PIPELINES_H
 #define LOOM_PIPELINES_PIPELINES_H
 
+#include "loom/Passes/Training/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
+#include <optional>
 
 namespace loom {
 
 /// Canonicalisation, idioms raised to single ops, CSE: what every imported
 /// model goes through.
 void buildImportCleanupPipeline(mlir::OpPassManager &pm);
+
+/// Canonicalisation and CSE.
+void buildSimplifyPipeline(mlir::OpPassManager &pm);
+
+/// What a training step is built from: -nn-build-training-step's options
+/// and the ZeRO stage of -dist-zero-layouts.
+struct TrainingStepPipelineOptions : NNBuildTrainingStepOptions {
+  /// 0 (plain data parallelism) to 3.
+  int64_t zero = 0;
+};
+
+/// The passes that turn a model into one training step, in order:
+/// -nn-build-training-step, -dist-zero-layouts (which lays the step out
+/// over the data axes of a mesh and does nothing without one),
+/// -nn-expand-optimizers, -dist-unroll-microbatches, then canonicalization
+/// and CSE. On a mesh it belongs after -dist-apply-strategy (whose input
+/// layouts name the data axes) and before -dist-propagate-sharding.
+void buildTrainingStepPipeline(mlir::OpPassManager &pm,
+                               const TrainingStepPipelineOptions &options);
+
+/// How a module with a mesh is distributed.
+struct DistributionOptions {
+  /// `data`, `megatron` or `planned` (-dist-apply-strategy), or `manual`:
+  /// the layouts already in the module.
+  std::string strategy = "data";
+  /// Build a training step too (after the strategy, before propagation).
+  std::optional<TrainingStepPipelineOptions> train;
+  /// Go on to the program one device runs (else stop at the plan).
+  bool partition = true;
+};
+
+/// A strategy's layouts, the training step if asked, propagation, reshards
+/// (`loom-plan`), then, with `partition`, partitioning, collectives and
+/// buckets (`loom-spmd`).
+void buildDistributionPipeline(mlir::OpPassManager &pm,
+                               const DistributionOptions &options);
 
 struct ToLinalgPipelineOptions
     : public mlir::PassPipelineOptions<ToLinalgPipelineOptions> {
@@ -45,6 +85,9 @@ void buildCPULoweringPipeline(mlir::OpPassManager &pm);
 
 /// Registers the pipelines above with the names in the header comment.
 void registerLoomPipelines();
+/// Registers loom-simplify, loom-train, loom-plan and loom-spmd (part of
+/// registerLoomPipelines).
+void registerDistributionPipelines();
 
 } // namespace loom
 
