@@ -9,8 +9,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "Model.h"
-#include "loom/Dialect/NN/NNOps.h"
 #include "loom/Dialect/Dist/Sharding.h"
+#include "loom/Dialect/NN/NNOps.h"
 #include "loom/Passes/Dist/Megatron.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
