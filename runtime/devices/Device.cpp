@@ -174,6 +174,24 @@ bool streamOf(const loom_stream *stream, const loom_device *device,
   impl = stream ? stream->impl : nullptr;
   return !stream || stream->device == device;
 }
+
+/// Checks that bytes `offset .. offset + bytes` lie in `buffer` and that
+/// `stream` belongs to its device; sets `impl` to the backend's stream.
+int checkSpan(const char *function, const loom_stream *stream,
+              const loom_buffer *buffer, size_t offset, size_t bytes,
+              void *&impl, char *err, size_t errLen) {
+  if (!inRange(offset, bytes, buffer->size))
+    return fail(LOOM_ERROR_INVALID_ARGUMENT, function,
+                "bytes " + std::to_string(offset) + " to " +
+                    std::to_string(offset + bytes) +
+                    " lie outside the buffer of " +
+                    std::to_string(buffer->size),
+                err, errLen);
+  if (!streamOf(stream, buffer->device, impl))
+    return fail(LOOM_ERROR_INVALID_ARGUMENT, function,
+                "the stream belongs to another device", err, errLen);
+  return LOOM_OK;
+}
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -313,16 +331,10 @@ extern "C" int loom_buffer_write(loom_stream *stream, loom_buffer *dst,
     return fail(LOOM_ERROR_INVALID_ARGUMENT, function,
                 dst ? "the host memory is NULL" : "the buffer is NULL", err,
                 errLen);
-  if (!inRange(dstOffset, bytes, dst->size))
-    return fail(LOOM_ERROR_INVALID_ARGUMENT, function,
-                "bytes " + std::to_string(dstOffset) + " to " +
-                    std::to_string(dstOffset + bytes) +
-                    " lie outside the buffer of " + std::to_string(dst->size),
-                err, errLen);
   void *impl = nullptr;
-  if (!streamOf(stream, dst->device, impl))
-    return fail(LOOM_ERROR_INVALID_ARGUMENT, function,
-                "the stream belongs to another device", err, errLen);
+  if (int status =
+          checkSpan(function, stream, dst, dstOffset, bytes, impl, err, errLen))
+    return status;
   if (bytes == 0)
     return LOOM_OK;
   loom_device *device = dst->device;
@@ -339,16 +351,10 @@ extern "C" int loom_buffer_read(loom_stream *stream, const loom_buffer *src,
     return fail(LOOM_ERROR_INVALID_ARGUMENT, function,
                 src ? "the host memory is NULL" : "the buffer is NULL", err,
                 errLen);
-  if (!inRange(srcOffset, bytes, src->size))
-    return fail(LOOM_ERROR_INVALID_ARGUMENT, function,
-                "bytes " + std::to_string(srcOffset) + " to " +
-                    std::to_string(srcOffset + bytes) +
-                    " lie outside the buffer of " + std::to_string(src->size),
-                err, errLen);
   void *impl = nullptr;
-  if (!streamOf(stream, src->device, impl))
-    return fail(LOOM_ERROR_INVALID_ARGUMENT, function,
-                "the stream belongs to another device", err, errLen);
+  if (int status =
+          checkSpan(function, stream, src, srcOffset, bytes, impl, err, errLen))
+    return status;
   if (bytes == 0)
     return LOOM_OK;
   loom_device *device = src->device;
@@ -406,17 +412,10 @@ extern "C" int loom_buffer_fill(loom_stream *stream, loom_buffer *buffer,
                 "the offset and size must be multiples of the " +
                     std::to_string(patternSize) + "-byte pattern",
                 err, errLen);
-  if (!inRange(offset, bytes, buffer->size))
-    return fail(LOOM_ERROR_INVALID_ARGUMENT, function,
-                "bytes " + std::to_string(offset) + " to " +
-                    std::to_string(offset + bytes) +
-                    " lie outside the buffer of " +
-                    std::to_string(buffer->size),
-                err, errLen);
   void *impl = nullptr;
-  if (!streamOf(stream, buffer->device, impl))
-    return fail(LOOM_ERROR_INVALID_ARGUMENT, function,
-                "the stream belongs to another device", err, errLen);
+  if (int status =
+          checkSpan(function, stream, buffer, offset, bytes, impl, err, errLen))
+    return status;
   if (bytes == 0)
     return LOOM_OK;
   loom_device *device = buffer->device;
