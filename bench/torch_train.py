@@ -5,7 +5,10 @@ random data; prints the median step time. Run by a Python that has torch
 
     python3 bench/torch_train.py --model mlp|gpt --weights W.npz --batch B
         [--config layers=..,hidden=..,heads=..,vocab=..,seq=..] [--steps N]
-        [--threads T]
+        [--threads T] [--device cpu|cuda]
+
+On `--device cuda` the step is timed after torch.cuda.synchronize(), in
+fp32 with TF32 off unless `--tf32` (Loom's CUDA code is plain fp32).
 """
 
 import argparse
@@ -49,7 +52,7 @@ class GPT(torch.nn.Module):
         b, t = ids.shape
         h, nh = c["hidden"], c["heads"]
         x = p["wte_weight"][ids] + p["wpe_weight"][:t]
-        mask = torch.ones(t, t).tril() == 0
+        mask = torch.ones(t, t, device=ids.device).tril() == 0
         for layer in range(c["layers"]):
             pre = f"h_{layer}"
             a = self.ln(x, pre + "_ln_1")
@@ -75,13 +78,19 @@ def main():
     parser.add_argument("--steps", type=int, default=30)
     parser.add_argument("--warmup", type=int, default=5)
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--tf32", action="store_true")
     args = parser.parse_args()
+    cuda = args.device.startswith("cuda")
+    if cuda:
+        torch.backends.cuda.matmul.allow_tf32 = args.tf32
+        torch.backends.cudnn.allow_tf32 = args.tf32
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
     cfg = {k: int(v) for k, v in
            (item.split("=") for item in filter(None, args.config.split(",")))}
     w = dict(np.load(args.weights))
-    model = MLP(w) if args.model == "mlp" else GPT(w, cfg)
+    model = (MLP(w) if args.model == "mlp" else GPT(w, cfg)).to(args.device)
     opt = torch.optim.AdamW(model.parameters(), lr=1e-3, weight_decay=0.0)
     rng = np.random.default_rng(0)
     if args.model == "mlp":
@@ -90,6 +99,7 @@ def main():
     else:
         x = torch.tensor(rng.integers(0, cfg["vocab"], (args.batch, cfg["seq"])))
         y = torch.tensor(rng.integers(0, cfg["vocab"], (args.batch, cfg["seq"])))
+    x, y = x.to(args.device), y.to(args.device)
     times = []
     for step in range(args.warmup + args.steps):
         start = time.perf_counter()
@@ -99,6 +109,8 @@ def main():
             logits.reshape(-1, logits.shape[-1]), y.reshape(-1))
         loss.backward()
         opt.step()
+        if cuda:
+            torch.cuda.synchronize()
         if step >= args.warmup:
             times.append(time.perf_counter() - start)
     print(f"torch {torch.__version__} median_ms {1000 * np.median(times):.4f} "
