@@ -27,7 +27,8 @@ config.environment["LOOM_BUILD_IS_CURRENT"] = "1"
 config.environment["LOOM_PLAN_CACHE"] = "off"
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 
-llvm_config.with_system_environment(["HOME", "TMPDIR", "TMP", "TEMP"])
+llvm_config.with_system_environment(["HOME", "TMPDIR", "TMP", "TEMP",
+                                    "LOOM_CUDA_PATH", "CUDA_HOME", "CUDA_PATH"])
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.loom_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
@@ -49,6 +50,28 @@ def _lists_gpu():
 
 if _lists_gpu():
     config.available_features.add("cuda")
+
+
+# `cuda-toolkit`: loomc --target=cuda finds ptxas and libdevice (it looks
+# where DeviceCode.cpp's findToolkit does).
+def _cuda_toolkit_root():
+    root = os.environ.get("LOOM_CUDA_PATH")
+    roots = [root] if root else [os.environ.get("CUDA_HOME"),
+                                 os.environ.get("CUDA_PATH"), "/usr/local/cuda"]
+    for r in roots:
+        if r and os.access(os.path.join(r, "bin", "ptxas"), os.X_OK) and \
+                os.path.exists(os.path.join(r, "nvvm", "libdevice",
+                                            "libdevice.10.bc")):
+            return r
+    return None
+
+
+_toolkit = _cuda_toolkit_root()
+if _toolkit:
+    config.available_features.add("cuda-toolkit")
+    config.substitutions.append(
+        ("%cuda_libdevice",
+         os.path.join(_toolkit, "nvvm", "libdevice", "libdevice.10.bc")))
 if os.path.exists(os.path.join(config.loom_obj_root, "lib",
                                "libloom_comm_nccl.so")):
     config.available_features.add("nccl")

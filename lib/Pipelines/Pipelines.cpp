@@ -4,12 +4,14 @@
 #include "loom/Conversion/Passes.h"
 #include "loom/Target/Artifact/Passes.h"
 #include "loom/Target/CPU/Passes.h"
+#include "loom/Target/CUDA/Passes.h"
 #include "loom/Transforms/Passes.h"
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/BufferizationToMemRef/BufferizationToMemRef.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
 #include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
+#include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
 #include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
 #include "mlir/Conversion/MathToFuncs/MathToFuncs.h"
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
@@ -19,7 +21,10 @@
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
@@ -89,6 +94,35 @@ void loom::buildCPULoweringPipeline(OpPassManager &pm) {
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
 
+void loom::buildCUDALoweringPipeline(OpPassManager &pm,
+                                     const CUDALoweringOptions &options) {
+  addPass(pm, bufferization::createOneShotBufferizePass(),
+          "bufferize-function-boundaries "
+          "function-boundary-type-conversion=identity-layout-map");
+  addPass(pm, bufferization::createBufferResultsToOutParamsPass(),
+          "hoist-static-allocs=true");
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(cuda::createMapToGPU());
+  pm.addPass(createGpuLauchSinkIndexComputationsPass());
+  pm.addPass(createGpuKernelOutliningPass());
+  std::vector<std::string> chips(options.chips.begin(), options.chips.end());
+  cuda::GatherKernelsOptions gather;
+  gather.chips = chips;
+  pm.addPass(cuda::createGatherKernels(gather));
+  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  kernels.addPass(createLowerAffinePass());
+  kernels.addPass(cuda::createLegalizeMath());
+  kernels.addPass(math::createMathLegalizeToF32());
+  kernels.addPass(createCanonicalizerPass());
+  kernels.addPass(createConvertSCFToCFPass());
+  kernels.addPass(createConvertGpuOpsToNVVMOps());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  GpuModuleToBinaryPassOptions binary;
+  binary.toolkitPath = options.toolkit;
+  binary.compilationTarget = "isa";
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+}
+
 void loom::registerLoomPipelines() {
   registerDistributionPipelines();
   PassPipelineRegistration<>(
@@ -106,4 +140,10 @@ void loom::registerLoomPipelines() {
       "The CPU target: fused linalg -> the LLVM dialect (loomc --emit=llvm "
       "after loom-to-linalg)",
       buildCPULoweringPipeline);
+  PassPipelineRegistration<CUDALoweringOptions>(
+      "loom-cuda-lowering",
+      "The CUDA target: fused linalg -> kernels as PTX in a gpu.binary and "
+      "the host program of launches, GEMMs and buffers (loomc --target=cuda "
+      "--emit=llvm after loom-to-linalg)",
+      buildCUDALoweringPipeline);
 }

@@ -53,10 +53,6 @@ static TargetFactory lookupFactory(StringRef name) {
 llvm::Error loom::checkTargetName(StringRef name) {
   if (lookupFactory(name))
     return llvm::Error::success();
-  // Targets on the roadmap that this build does not have yet.
-  if (name == "cuda")
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "the cuda target is not built yet");
   std::string known;
   for (auto &[n, description] : getRegisteredTargets())
     known += (known.empty() ? "" : ", ") + n;

@@ -12,6 +12,8 @@
 //   loom-to-linalg        nn (partitioned or not) -> fused linalg on tensors,
 //                         parameters as entry arguments (`--emit=linalg`)
 //   loom-cpu-lowering     fused linalg -> the LLVM dialect (`--emit=llvm`)
+//   loom-cuda-lowering    fused linalg -> kernels as PTX in a gpu.binary and
+//                         the host program (`--target=cuda --emit=llvm`)
 //
 //===----------------------------------------------------------------------===//
 
@@ -82,6 +84,25 @@ void buildToLinalgPipeline(mlir::OpPassManager &pm,
 /// The CPU target's lowering: bufferization, BLAS kernel calls, outlined
 /// kernels, loops, polynomial math, the LLVM dialect.
 void buildCPULoweringPipeline(mlir::OpPassManager &pm);
+
+struct CUDALoweringOptions
+    : public mlir::PassPipelineOptions<CUDALoweringOptions> {
+  ListOption<std::string> chips{
+      *this, "chips",
+      llvm::cl::desc("The chips to build for (default: sm_80, sm_90)")};
+  Option<std::string> toolkit{
+      *this, "toolkit",
+      llvm::cl::desc("The CUDA toolkit's root, for libdevice (default: "
+                     "what gpu-module-to-binary finds)"),
+      llvm::cl::init("")};
+};
+
+/// The CUDA target's lowering: bufferization, kernels (-loom-cuda-map-to-gpu,
+/// outlining, -loom-cuda-gather-kernels), NVVM, PTX for each chip. The host
+/// side stays memrefs, launches and GEMMs, which the target serializes as
+/// its host schedule.
+void buildCUDALoweringPipeline(mlir::OpPassManager &pm,
+                               const CUDALoweringOptions &options);
 
 /// Registers the pipelines above with the names in the header comment.
 void registerLoomPipelines();

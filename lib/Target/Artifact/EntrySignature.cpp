@@ -172,7 +172,7 @@ FailureOr<EntrySignature> loom::collectEntrySignature(func::FuncOp fn) {
       if (!rt || !rt.hasStaticShape() || dtypeName(rt.getElementType()).empty())
         return emitError(fn.getLoc())
                << what << " #" << i << " ('" << name << "') has type " << t
-               << "; the CPU backend needs tensors of static shape (fix "
+               << "; compiled programs need tensors of static shape (fix "
                   "dynamic dimensions with --input-shape)";
       if (name.empty())
         name = (isArg ? "input" : "output") + std::to_string(i);

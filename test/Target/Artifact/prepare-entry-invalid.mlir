@@ -19,7 +19,7 @@ module {
 
 // -----
 
-// expected-error@+1 {{input #0 ('x') has type 'tensor<?x4xf32>'; the CPU backend needs tensors of static shape (fix dynamic dimensions with --input-shape)}}
+// expected-error@+1 {{input #0 ('x') has type 'tensor<?x4xf32>'; compiled programs need tensors of static shape (fix dynamic dimensions with --input-shape)}}
 func.func @dynamic(%x: tensor<?x4xf32> {nn.name = "x"}) -> tensor<?x4xf32> {
   return %x : tensor<?x4xf32>
 }

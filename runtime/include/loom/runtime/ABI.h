@@ -51,6 +51,22 @@
 #define LOOM_PARAMETERS_FILE "parameters.bin"
 #define LOOM_PROGRAM_FILE "program.so"
 
+/* The executable part of a CUDA artifact (--target=cuda, docs/CUDA.md): the
+ * host schedule the CUDA device runs (the manifest's "library"), PTX of the
+ * kernels for the lowest listed chip (the JIT fallback), a cubin per chip
+ * (kernels.sm_90.cubin) and the program's constants. */
+#define LOOM_CUDA_PROGRAM_FILE "program.cuda.json"
+#define LOOM_CUDA_PROGRAM_FORMAT "loom-cuda-program"
+#define LOOM_CUDA_PROGRAM_VERSION 1
+#define LOOM_CUDA_PTX_FILE "kernels.ptx"
+#define LOOM_CUDA_CUBIN_PREFIX "kernels."
+#define LOOM_CUDA_CUBIN_SUFFIX ".cubin"
+#define LOOM_CUDA_CONSTANTS_FILE "constants.bin"
+/* The device kind of CUDA artifacts (the plugin libloom_device_cuda.so). */
+#define LOOM_CUDA_DEVICE_KIND "cuda"
+/* Alignment of every buffer in a CUDA program's arena and constants. */
+#define LOOM_CUDA_BUFFER_ALIGNMENT 256
+
 /* The device an artifact runs on when its manifest names none
  * ("target.device"). */
 #define LOOM_DEFAULT_DEVICE_KIND "cpu"
