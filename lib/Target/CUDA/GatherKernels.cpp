@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "loom/Target/CUDA/CUDATarget.h"
+#include "loom/Target/CUDA/Chips.h"
 #include "loom/Target/CUDA/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
