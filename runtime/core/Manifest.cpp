@@ -146,18 +146,26 @@ bool ManifestReader::readTarget(const json::Value &root, Manifest &manifest) {
   if (manifest.targetDevice.empty())
     return fail("'target.device' must name a device kind (such as \"" +
                 std::string(LOOM_DEFAULT_DEVICE_KIND) + "\"), found \"\"");
-  const json::Value *features =
-      member(*target, "features", "target.features", false);
-  if (!features)
-    return true;
-  if (!features->isArray())
-    return wrongType("target.features", "an array of strings", *features);
-  for (size_t i = 0; i < features->getArray().size(); ++i) {
-    const json::Value &feature = features->getArray()[i];
-    if (!feature.isString())
-      return wrongType("target.features[" + std::to_string(i) + "]", "a string",
-                       feature);
-    manifest.targetFeatures.push_back(feature.getString());
+  // GPU targets: the chips of their kernels and their arena.
+  if (!getOptionalInteger(*target, "arena_bytes", "target.arena_bytes", 0,
+                          manifest.targetArenaBytes))
+    return false;
+  for (auto [key, list] : {std::pair<const char *, std::vector<std::string> *>{
+                               "features", &manifest.targetFeatures},
+                           {"chips", &manifest.targetChips}}) {
+    std::string path = std::string("target.") + key;
+    const json::Value *items = member(*target, key, path, false);
+    if (!items)
+      continue;
+    if (!items->isArray())
+      return wrongType(path, "an array of strings", *items);
+    for (size_t i = 0; i < items->getArray().size(); ++i) {
+      const json::Value &item = items->getArray()[i];
+      if (!item.isString())
+        return wrongType(path + "[" + std::to_string(i) + "]", "a string",
+                         item);
+      list->push_back(item.getString());
+    }
   }
   return true;
 }

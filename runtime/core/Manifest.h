@@ -111,6 +111,10 @@ struct Manifest {
   std::string targetTriple;
   std::string targetCpu;
   std::vector<std::string> targetFeatures;
+  /// GPU targets: the chips the kernels are built for, and the device
+  /// memory the program's temporaries take.
+  std::vector<std::string> targetChips;
+  int64_t targetArenaBytes = 0;
   /// The kind of device it runs on ("target.device").
   std::string targetDevice = LOOM_DEFAULT_DEVICE_KIND;
   std::string library;

@@ -14,6 +14,7 @@
 #include "loom/runtime/Runtime.h"
 #include "loom/runtime/Support.h"
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
 #include <new>
@@ -41,6 +42,7 @@ loom_program::~loom_program() {
   for (AlignedBuffer &block : parameterBlocks)
     if (block.isAllocated())
       parameterUpdated(*this, block.data(), block.size());
+  mirror.release();
   loom_executable_free(executable);
   if (mappedParameters) {
     parameterUpdated(*this, mappedParameters, mappedSize);
@@ -156,13 +158,53 @@ struct ExecutableParams {
   loom_executable_params params{};
 };
 
+/// The device of `kind` this process uses: $LOOM_DEVICE_ORDINAL, else
+/// its local rank (from mpirun, srun or torchrun) modulo the devices there
+/// are, else the first.
+bool chooseOrdinal(const std::string &kind, int32_t &ordinal,
+                   std::string &error) {
+  int32_t count = 0;
+  char message[1024] = "";
+  if (const char *chosen = getenv("LOOM_DEVICE_ORDINAL"); chosen && *chosen) {
+    char *end = nullptr;
+    long value = strtol(chosen, &end, 10);
+    if (*end || value < 0 || value > INT32_MAX) {
+      error = "LOOM_DEVICE_ORDINAL must be a device number, not '" +
+              std::string(chosen) + "'";
+      return false;
+    }
+    ordinal = int32_t(value);
+    return true;
+  }
+  for (const char *name : {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID",
+                           "SLURM_LOCALID", "LOCAL_RANK"}) {
+    const char *value = getenv(name);
+    if (!value || !*value)
+      continue;
+    char *end = nullptr;
+    long rank = strtol(value, &end, 10);
+    if (*end || rank < 0 || rank > INT32_MAX)
+      continue;
+    // The count fails for a kind without a plugin: device_create says so.
+    if (loom_device_count(kind.c_str(), &count, message, sizeof(message)) ==
+            LOOM_OK &&
+        count > 0)
+      ordinal = int32_t(rank % count);
+    return true;
+  }
+  return true;
+}
+
 /// Opens the device and stream the program runs on, and has the device
 /// check the target.
 bool openDevice(loom_program &program, const loom_executable_params &params,
                 std::string &error) {
   char message[2048] = "";
   const std::string &kind = program.manifest.targetDevice;
-  if (loom_device_create(kind.c_str(), 0, &program.device, message,
+  int32_t ordinal = 0;
+  if (kind != "cpu" && !chooseOrdinal(kind, ordinal, error))
+    return false;
+  if (loom_device_create(kind.c_str(), ordinal, &program.device, message,
                          sizeof(message)) != LOOM_OK) {
     // "loom_device_create: no device 'cuda' in this runtime (...)".
     std::string reason = message;
@@ -267,6 +309,10 @@ extern "C" loom_program *loom_program_load_with_flags(const char *artifactDir,
     anyZeros = anyZeros || parameter.initZeros;
   if ((manifest.hasTraining || anyZeros) && !ownParameters(*program, error))
     return fail(program, error, err, errLen);
+  const loom_device_properties *device =
+      loom_device_get_properties(program->device);
+  if (!device->host_memory && program->mirror.init(*program, error))
+    return fail(program, error, err, errLen);
   return program;
 }
 
@@ -284,6 +330,7 @@ const void *loom::rt::mappedParameter(const loom_program &program,
 void loom::rt::parameterUpdated(const loom_program &program, const void *data,
                                 size_t bytes) {
   loom_device_buffer_updated(program.device, data, bytes);
+  program.mirror.invalidate(data, bytes);
 }
 
 //===----------------------------------------------------------------------===//
@@ -322,6 +369,56 @@ bool checkInt4(const loom_tensor_info &info, const void *data,
 }
 } // namespace
 
+namespace {
+/// A run on a device that is not host memory: through the mirror's
+/// buffers, synchronously.
+int runThroughMirror(loom_program *program, const void *const *inputs,
+                     void *const *outputs, char *err, size_t errLen) {
+  std::string message;
+  auto check = [&](const std::vector<loom_tensor_info> &infos,
+                   const void *const *pointers, const char *kind) {
+    for (size_t i = 0; i < infos.size(); ++i)
+      if (infos[i].nbytes && !pointers[i]) {
+        message = std::string("loom_program_run: ") + kind + " " +
+                  std::to_string(i) + " ('" + infos[i].name + "') is NULL";
+        return false;
+      }
+    return true;
+  };
+  if (!check(program->inputInfos, inputs, "input") ||
+      !check(program->outputInfos, outputs, "output"))
+    return runError(LOOM_ERROR_INVALID_ARGUMENT, message, err, errLen);
+  for (size_t i = 0; i < program->inputInfos.size(); ++i)
+    if (!checkInt4(program->inputInfos[i], inputs[i], message))
+      return runError(LOOM_ERROR_INVALID_ARGUMENT, message, err, errLen);
+  std::vector<void *> buffers(program->parameterInfos.size() +
+                              program->inputInfos.size() +
+                              program->outputInfos.size());
+  if (int status = program->mirror.stage(*program, inputs, buffers, message))
+    return runError(loom_status(status), "loom_program_run: " + message, err,
+                    errLen);
+  char launchError[1024] = "";
+  {
+    CurrentBindingScope scope(&program->binding);
+    if (int status = loom_executable_launch(
+            program->executable, program->stream, buffers.data(),
+            buffers.size(), launchError, sizeof(launchError)))
+      return runError(static_cast<loom_status>(status),
+                      std::string("loom_program_run: ") + launchError, err,
+                      errLen);
+  }
+  if (int status = program->mirror.collect(*program, outputs, message))
+    return runError(loom_status(status), "loom_program_run: " + message, err,
+                    errLen);
+  if (int status = loom_stream_synchronize(program->stream, launchError,
+                                           sizeof(launchError)))
+    return runError(static_cast<loom_status>(status),
+                    std::string("loom_program_run: ") + launchError, err,
+                    errLen);
+  return LOOM_OK;
+}
+} // namespace
+
 extern "C" int loom_program_run(loom_program *program,
                                 const void *const *inputs, void *const *outputs,
                                 char *err, size_t errLen) {
@@ -352,6 +449,8 @@ extern "C" int loom_program_run(loom_program *program,
                         (numInputs && !inputs ? "inputs" : "outputs") +
                         " array is NULL",
                     err, errLen);
+  if (program->mirror.active())
+    return runThroughMirror(program, inputs, outputs, err, errLen);
 
   std::vector<void *> buffers(numParameters + numInputs + numOutputs);
   for (size_t i = 0; i < numParameters; ++i)

@@ -10,6 +10,7 @@
 #define LOOM_RUNTIME_CORE_PROGRAM_H
 
 #include "comm/Comm.h"
+#include "core/DeviceMirror.h"
 #include "core/Manifest.h"
 #include "loom/runtime/Runtime.h"
 #include "loom/runtime/Support.h"
@@ -52,6 +53,9 @@ struct loom_program {
   loom_device *device = nullptr;
   loom_stream *stream = nullptr;
   loom_executable *executable = nullptr;
+  /// The tensors in device memory, for devices that are not host memory
+  /// (mutable: the parameter-update hook marks its copies stale).
+  mutable loom::rt::DeviceMirror mirror;
 
   /// Unbound: comm is null and every group has one rank.
   loom::rt::Binding binding;

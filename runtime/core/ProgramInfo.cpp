@@ -183,6 +183,22 @@ extern "C" const char *loom_program_target_device(const loom_program *program) {
   return program ? program->manifest.targetDevice.c_str() : nullptr;
 }
 
+extern "C" size_t loom_program_num_target_chips(const loom_program *program) {
+  return program ? program->manifest.targetChips.size() : 0;
+}
+
+extern "C" const char *loom_program_target_chip(const loom_program *program,
+                                                size_t index) {
+  if (!program || index >= program->manifest.targetChips.size())
+    return nullptr;
+  return program->manifest.targetChips[index].c_str();
+}
+
+extern "C" int64_t
+loom_program_target_arena_bytes(const loom_program *program) {
+  return program ? program->manifest.targetArenaBytes : 0;
+}
+
 extern "C" loom_device *loom_program_device(const loom_program *program) {
   return program ? program->device : nullptr;
 }

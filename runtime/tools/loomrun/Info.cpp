@@ -92,9 +92,16 @@ void printInfo(const loom_program *program) {
     std::printf("producer: %s\n", loom_program_producer(program));
   if (*loom_program_model(program))
     std::printf("model: %s\n", loom_program_model(program));
+  size_t numChips = loom_program_num_target_chips(program);
   std::string target = *loom_program_target_triple(program)
                            ? loom_program_target_triple(program)
-                           : "(unspecified)";
+                       : numChips ? loom_program_target_device(program)
+                                  : "(unspecified)";
+  for (size_t i = 0; i < numChips; ++i)
+    target +=
+        (i ? "," : " ") + std::string(loom_program_target_chip(program, i));
+  if (int64_t arena = loom_program_target_arena_bytes(program))
+    target += ", arena " + std::to_string(arena) + " bytes";
   if (*loom_program_target_cpu(program))
     target += std::string(", cpu ") + loom_program_target_cpu(program);
   size_t numFeatures = loom_program_num_target_features(program);

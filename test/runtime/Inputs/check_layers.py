@@ -17,7 +17,10 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'
 from layering import INCLUDE, include_loops, too_long  # noqa: E402
 
 ORDER = {"abi": 0, "io": 1, "devices": 2, "comm": 3, "core": 4, "train": 5,
-         "launch": 5, "tools": 6}
+         "launch": 5, "tools": 6, "device plugins": 7}
+# Device plugins (loaded with dlopen, included by nothing) may use the
+# runtime's C API up to the collectives.
+PLUGINS = [os.path.join("devices", "cuda")]
 
 PUBLIC = {
     "ABI.h": "abi",
@@ -38,6 +41,8 @@ def layer_of(root, path):
     parts = rel.split(os.sep)
     if parts[0] == "include":
         return PUBLIC.get(parts[-1])
+    if any(rel.startswith(p + os.sep) for p in PLUGINS):
+        return "device plugins"
     return parts[0] if parts[0] in ORDER else None
 
 

@@ -95,6 +95,12 @@ const char *loom_program_target_feature(const loom_program *program,
 /* The manifest's "target.device", or LOOM_DEFAULT_DEVICE_KIND ("cpu") when
  * it names none. */
 const char *loom_program_target_device(const loom_program *program);
+/* GPU targets: the chips the manifest's "target.chips" lists ("sm_90"),
+ * and "target.arena_bytes", the device memory of the program's temporaries
+ * (0 when it names none). */
+size_t loom_program_num_target_chips(const loom_program *program);
+const char *loom_program_target_chip(const loom_program *program, size_t index);
+int64_t loom_program_target_arena_bytes(const loom_program *program);
 
 /* The device the program runs on (owned by the program); NULL when loaded
  * with LOOM_LOAD_MANIFEST_ONLY. */
