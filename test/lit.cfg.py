@@ -72,6 +72,14 @@ if _toolkit:
     config.substitutions.append(
         ("%cuda_libdevice",
          os.path.join(_toolkit, "nvvm", "libdevice", "libdevice.10.bc")))
+# `cuda-device`: this build has the CUDA device plugin and the host
+# stand-ins for libcuda and cuBLASLt it runs against without a GPU.
+_cuda_fake = os.path.join(config.loom_obj_root, "cuda-fake", "lib")
+if os.path.exists(os.path.join(config.loom_obj_root, "lib",
+                               "libloom_device_cuda.so")) and \
+        os.path.exists(os.path.join(_cuda_fake, "libcuda.so.1")):
+    config.available_features.add("cuda-device")
+    config.substitutions.append(("%cuda_fake_lib", _cuda_fake))
 if os.path.exists(os.path.join(config.loom_obj_root, "lib",
                                "libloom_comm_nccl.so")):
     config.available_features.add("nccl")
