@@ -1,6 +1,9 @@
 """gemm_model.py DIR: writes DIR/gemm.onnx, whose every op the CUDA target
 runs as a cuBLASLt GEMM (MatMul, Gemm with transB, a batched MatMul), its
-inputs DIR/{x,a,b}.npy and the outputs numpy computes, DIR/expected/*.npy.
+inputs DIR/{x,a,b}.npy and the outputs numpy computes, DIR/expected/*.npy;
+and DIR/linear2.onnx, two linear layers without bias (h = x w1, q = h w2),
+which tensor parallelism splits into GEMMs and an all_reduce, with
+DIR/expected2/q.npy.
 Under the host stand-in for cuBLASLt (runtime/devices/cuda/test) the
 artifact's outputs are exact, so a run checks the GEMMs' layouts."""
 import os
@@ -41,6 +44,20 @@ def main():
         np.save(os.path.join(out, name + ".npy"), value)
     for name, value in [("y", x @ w), ("z", x @ v.T), ("p", a @ b)]:
         np.save(os.path.join(out, "expected", name + ".npy"), value)
+
+    w1 = rng.randn(16, 32).astype(np.float32)
+    w2 = rng.randn(32, 8).astype(np.float32)
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["x", "w1"], ["h"]),
+         helper.make_node("MatMul", ["h", "w2"], ["q"])], "linear2",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 16])],
+        [helper.make_tensor_value_info("q", TensorProto.FLOAT, [4, 8])],
+        [numpy_helper.from_array(w1, "w1"), numpy_helper.from_array(w2, "w2")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    onnx.save(model, os.path.join(out, "linear2.onnx"))
+    os.makedirs(os.path.join(out, "expected2"), exist_ok=True)
+    np.save(os.path.join(out, "expected2", "q.npy"), (x @ w1) @ w2)
 
 
 if __name__ == "__main__":
