@@ -30,11 +30,18 @@ export PYTHONUNBUFFERED=1
 # Here the repo's virtual environment has numpy; the GPU machine's python3 does.
 python=${PYTHON:-python3}
 [ -z "${PYTHON:-}" ] && [ -x "$root/.venv/bin/python" ] && python=$root/.venv/bin/python
+# The CUDA device opens libcublasLt.so.13 (or .12) by name: on the GPU
+# machine it comes with PyTorch's nvidia wheels, outside the search path.
+cublaslt=
+if ! /sbin/ldconfig -p 2>/dev/null | grep -q 'libcublasLt\.so\.1[23]'; then
+  cublaslt=$("$python" "$root/scripts/gpu/find_cublaslt.py")
+  [ -n "$cublaslt" ] && export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$cublaslt
+fi
 {
   echo "gpu-check $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(hostname)"
   command -v nvidia-smi >/dev/null &&
     nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
-  echo "unpacked in $(($(date +%s) - start)) s"
+  echo "unpacked in $(($(date +%s) - start)) s; cuBLASLt from ${cublaslt:-the library search path}"
   "$python" "$root/scripts/gpu/check.py" "$work/stage" \
     --loomrun "$work/runtime/bin/loomrun" --json "$out/gpu-check.json" \
     --jobs "${LOOM_GPU_JOBS:-8}"
