@@ -311,6 +311,7 @@ struct CommandLine {
         llvm::sys::path::extension(StringRef(output).rtrim('/')) == ".loom")
       options.emit = EmitKind::Artifact;
     options.target = target.getValue().name;
+    options.targetGiven = target.getNumOccurrences() > 0;
     options.targetOptions.chips = target.getValue().chips;
     options.targetOptions.cpu = cpu;
     options.elideWeights = elideWeights;

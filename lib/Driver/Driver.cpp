@@ -8,6 +8,7 @@
 
 #include "loom/Driver/Driver.h"
 #include "DriverInternal.h"
+#include "loom/CostModel/Cluster.h"
 #include "loom/Dialect/Dist/DistOps.h"
 #include "loom/Frontend/ONNX/ONNXImporter.h"
 #include "loom/InitAll.h"
@@ -225,6 +226,26 @@ LogicalResult printModelDiagnostic(Diagnostic &diag) {
 }
 } // namespace
 
+void loom::driver::chooseTargetForCluster(Options &options) {
+  if (options.clusterFile.empty())
+    return;
+  // An unreadable file is reported where the cluster is read.
+  llvm::Expected<Cluster> cluster = readClusterFile(options.clusterFile);
+  if (!cluster) {
+    llvm::consumeError(cluster.takeError());
+    return;
+  }
+  if (cluster->device.kind != "gpu")
+    return;
+  if (!options.targetGiven) {
+    options.target = "cuda";
+    return;
+  }
+  if (options.target == "cpu" && options.emit == EmitKind::Artifact)
+    llvm::errs() << "loomc: note: the devices of '" << options.clusterFile
+                 << "' are GPUs, but --target=cpu builds a CPU program\n";
+}
+
 int loom::driver::loomcMain(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   if (argc > 1 && StringRef(argv[1]) == "calibrate")
@@ -233,6 +254,7 @@ int loom::driver::loomcMain(int argc, char **argv) {
   Options options;
   if (int code = parseCommandLine(argc, argv, options); code >= 0)
     return code;
+  chooseTargetForCluster(options);
   if (llvm::Error error = validate(options)) {
     llvm::errs() << "loomc: error: " << llvm::toString(std::move(error))
                  << "\n";

@@ -36,6 +36,10 @@ LoadResult loadInput(mlir::MLIRContext &context, llvm::SourceMgr &sourceMgr,
 /// Runs the pipeline `options` asks for on `module`.
 mlir::LogicalResult runPipeline(mlir::ModuleOp module, const Options &options);
 
+/// A cluster of GPUs (`--cluster`) compiles for `cuda` unless --target
+/// says otherwise; --target=cpu there gets a note.
+void chooseTargetForCluster(Options &options);
+
 /// Writes what `options.emit` names to `os` (any stage but an artifact).
 mlir::LogicalResult emit(mlir::ModuleOp module, const Options &options,
                          llvm::raw_ostream &os);

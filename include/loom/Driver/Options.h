@@ -94,6 +94,8 @@ struct Options {
   /// compiled for (`native` or an LLVM CPU name).
   std::string target = "cpu";
   TargetOptions targetOptions;
+  /// Whether --target was given (else a GPU cluster picks `cuda`).
+  bool targetGiven = false;
   /// `dp=2,tp=2`: mesh axes, major to minor.
   std::string mesh;
   Strategy strategy = Strategy::None;
