@@ -548,17 +548,17 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(DeviceKinds, UnknownKindsAreRefused) {
   char err[1024] = "";
   loom_device *device = nullptr;
-  EXPECT_EQ(loom_device_create("cuda", 0, &device, err, sizeof(err)),
+  EXPECT_EQ(loom_device_create("tpu", 0, &device, err, sizeof(err)),
             LOOM_ERROR_UNSUPPORTED);
   EXPECT_EQ(device, nullptr);
-  EXPECT_STREQ(err, "loom_device_create: no device 'cuda' in this runtime "
-                    "(libloom_device_cuda.so not found)");
+  EXPECT_STREQ(err, "loom_device_create: no device 'tpu' in this runtime "
+                    "(libloom_device_tpu.so not found)");
   int32_t count = 7;
-  EXPECT_EQ(loom_device_count("cuda", &count, err, sizeof(err)),
+  EXPECT_EQ(loom_device_count("tpu", &count, err, sizeof(err)),
             LOOM_ERROR_UNSUPPORTED);
   EXPECT_EQ(count, 0);
-  EXPECT_STREQ(err, "loom_device_count: no device 'cuda' in this runtime "
-                    "(libloom_device_cuda.so not found)");
+  EXPECT_STREQ(err, "loom_device_count: no device 'tpu' in this runtime "
+                    "(libloom_device_tpu.so not found)");
   EXPECT_EQ(loom_device_create("../cpu", 0, &device, err, sizeof(err)),
             LOOM_ERROR_UNSUPPORTED);
   EXPECT_NE(std::string(err).find("no device '../cpu' in this runtime"),

@@ -635,17 +635,17 @@ TEST_F(ArtifactTest, TargetDevice) {
   }
 
   // A kind this runtime lacks fails the load (not the manifest).
-  target.set("device", json::Value::string("cuda"));
+  target.set("device", json::Value::string("tpu"));
   manifest.set("target", target);
   EXPECT_EQ(loadError(manifest),
             "artifact '" + artifact() +
-                "' runs on device 'cuda': no device 'cuda' in this runtime "
-                "(libloom_device_cuda.so not found)");
+                "' runs on device 'tpu': no device 'tpu' in this runtime "
+                "(libloom_device_tpu.so not found)");
   {
     Program program(loom_program_load_with_flags(
         artifact().c_str(), LOOM_LOAD_MANIFEST_ONLY, err, sizeof(err)));
     ASSERT_NE(program.get(), nullptr) << err;
-    EXPECT_STREQ(loom_program_target_device(program.get()), "cuda");
+    EXPECT_STREQ(loom_program_target_device(program.get()), "tpu");
     EXPECT_EQ(loom_program_device(program.get()), nullptr);
   }
 
