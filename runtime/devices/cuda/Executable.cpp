@@ -55,6 +55,8 @@ std::string loom::rt::cuda::incompatibility(const Schedule &schedule,
 Executable::~Executable() {
   const Driver *d = device.driver;
   d->cuCtxSetCurrent(device.context);
+  for (size_t i = 0; i < segments.size(); ++i)
+    destroyGraph(i);
   gemms.clear();
   std::string ignored;
   if (blasHandle)
@@ -157,7 +159,65 @@ int Executable::load(const std::string &schedulePath,
   if (int status = prepareGemms(error))
     return status;
   addresses.resize(schedule.buffers.size());
+  for (size_t i = 0; i < schedule.instructions.size(); ++i) {
+    bool collective = schedule.instructions[i].op == Instruction::CollectiveOp;
+    if (segments.empty() || collective || segments.back().collective)
+      segments.push_back({i, i, collective});
+    segments.back().end = i + 1;
+  }
+  // LOOM_CUDA_GRAPHS=0 queues every instruction on every run (to tell a
+  // capture problem from another).
+  const char *graphs = getenv("LOOM_CUDA_GRAPHS");
+  useGraphs = !(graphs && std::string(graphs) == "0");
   return LOOM_OK;
+}
+
+void Executable::destroyGraph(size_t i) {
+  Segment &s = segments[i];
+  if (s.exec)
+    device.driver->cuGraphExecDestroy(s.exec);
+  if (s.graph)
+    device.driver->cuGraphDestroy(s.graph);
+  s.exec = nullptr;
+  s.graph = nullptr;
+  s.capturedWith.clear();
+}
+
+int Executable::runSegment(size_t i, CUstream stream, void *const *buffers,
+                           std::string &error) {
+  Segment &s = segments[i];
+  const Driver *d = device.driver;
+  bool same = s.exec &&
+              std::equal(s.capturedWith.begin(), s.capturedWith.end(), buffers);
+  if (!same) {
+    destroyGraph(i);
+    if (!driverCall(d->cuStreamBeginCapture(
+                        stream, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL),
+                    "cuStreamBeginCapture", error))
+      return LOOM_ERROR_IO;
+    int status = LOOM_OK;
+    for (size_t at = s.begin; at < s.end && !status; ++at)
+      status = runInstruction(at, stream, error);
+    CUgraph graph = nullptr;
+    CUresult ended = d->cuStreamEndCapture(stream, &graph);
+    if (status) {
+      if (graph)
+        d->cuGraphDestroy(graph);
+      return status;
+    }
+    if (!driverCall(ended, "cuStreamEndCapture", error))
+      return LOOM_ERROR_IO;
+    s.graph = graph;
+    if (!driverCall(d->cuGraphInstantiate(&s.exec, graph, 0),
+                    "cuGraphInstantiate", error)) {
+      destroyGraph(i);
+      return LOOM_ERROR_IO;
+    }
+    s.capturedWith.assign(buffers, buffers + schedule.numArguments);
+  }
+  return driverCall(d->cuGraphLaunch(s.exec, stream), "cuGraphLaunch", error)
+             ? LOOM_OK
+             : LOOM_ERROR_IO;
 }
 
 int Executable::prepareLaunches(std::string &error) {
@@ -286,7 +346,6 @@ int Executable::launch(CUstream stream, void *const *buffers, size_t numBuffers,
                     std::to_string(schedule.numArguments) + " buffers, not " +
                     std::to_string(numBuffers),
                 error);
-  const Driver *d = device.driver;
   for (size_t b = 0; b < schedule.buffers.size(); ++b) {
     const BufferDesc &desc = schedule.buffers[b];
     switch (desc.space) {
@@ -301,9 +360,35 @@ int Executable::launch(CUstream stream, void *const *buffers, size_t numBuffers,
       break;
     }
   }
+  for (size_t i = 0; i < segments.size(); ++i) {
+    const Segment &segment = segments[i];
+    int status = LOOM_OK;
+    if (stream && useGraphs && !segment.collective) {
+      status = runSegment(i, stream, buffers, error);
+      // Nothing ran during a failed capture: run the instructions one by
+      // one from now on, which fails again if the fault is theirs.
+      if (status) {
+        useGraphs = false;
+        destroyGraph(i);
+        status = LOOM_OK;
+        for (size_t at = segment.begin; at < segment.end && !status; ++at)
+          status = runInstruction(at, stream, error);
+      }
+    } else {
+      for (size_t at = segment.begin; at < segment.end && !status; ++at)
+        status = runInstruction(at, stream, error);
+    }
+    if (status)
+      return status;
+  }
+  return LOOM_OK;
+}
+
+int Executable::runInstruction(size_t i, CUstream stream, std::string &error) {
+  const Driver *d = device.driver;
   auto at = [&](const Ref &r) { return addresses[r.buffer] + r.offset; };
   std::vector<void *> pointers;
-  for (size_t i = 0; i < schedule.instructions.size(); ++i) {
+  {
     const Instruction &in = schedule.instructions[i];
     std::string where = "instruction " + std::to_string(i) + ": ";
     bool ok = true;

@@ -65,6 +65,13 @@ private:
   int prepareGemms(std::string &error);
   int runCollective(const Collective &c, CUdeviceptr src, CUdeviceptr dst,
                     CUstream stream, std::string &error);
+  /// Queues instruction `i` on `stream`.
+  int runInstruction(size_t i, CUstream stream, std::string &error);
+  /// Queues instructions [begin, end) as a CUDA graph, captured on the
+  /// first run with these entry buffers and replayed after.
+  int runSegment(size_t segment, CUstream stream, void *const *buffers,
+                 std::string &error);
+  void destroyGraph(size_t segment);
 
   DeviceContext device;
   std::string path;
@@ -86,6 +93,18 @@ private:
   std::vector<unsigned char> stagingSrc, stagingDst;
   /// The address of every buffer in the current run.
   std::vector<CUdeviceptr> addresses;
+  /// Runs of instructions between collectives (which wait on the host),
+  /// each a graph once captured, for the entry buffers it was captured
+  /// with.
+  struct Segment {
+    size_t begin = 0, end = 0;
+    bool collective = false;
+    CUgraph graph = nullptr;
+    CUgraphExec exec = nullptr;
+    std::vector<void *> capturedWith;
+  };
+  std::vector<Segment> segments;
+  bool useGraphs = true;
 };
 
 } // namespace loom::rt::cuda

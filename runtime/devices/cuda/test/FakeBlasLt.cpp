@@ -217,12 +217,12 @@ cublasStatus_t CUBLASWINAPI cublasLtMatmulAlgoGetHeuristic(
   return CUBLAS_STATUS_SUCCESS;
 }
 
-cublasStatus_t CUBLASWINAPI
-cublasLtMatmul(cublasLtHandle_t, cublasLtMatmulDesc_t desc, const void *alpha,
-               const void *A, cublasLtMatrixLayout_t a, const void *B,
-               cublasLtMatrixLayout_t b, const void *beta, const void *C,
-               cublasLtMatrixLayout_t c, void *D, cublasLtMatrixLayout_t d,
-               const cublasLtMatmulAlgo_t *algo, void *, size_t, cudaStream_t) {
+cublasStatus_t CUBLASWINAPI cublasLtMatmul(
+    cublasLtHandle_t, cublasLtMatmulDesc_t desc, const void *alpha,
+    const void *A, cublasLtMatrixLayout_t a, const void *B,
+    cublasLtMatrixLayout_t b, const void *beta, const void *C,
+    cublasLtMatrixLayout_t c, void *D, cublasLtMatrixLayout_t d,
+    const cublasLtMatmulAlgo_t *algo, void *, size_t, cudaStream_t stream) {
   auto *op = reinterpret_cast<Desc *>(desc);
   auto *la = reinterpret_cast<Layout *>(a);
   auto *lb = reinterpret_cast<Layout *>(b);
@@ -244,31 +244,44 @@ cublasLtMatmul(cublasLtHandle_t, cublasLtMatmulDesc_t desc, const void *alpha,
     memcpy(&f, beta, 4);
     be = f;
   }
-  bool ta = op->transA == CUBLAS_OP_T, tb = op->transB == CUBLAS_OP_T;
-  uint64_t m = lc->rows, n = lc->cols, k = ta ? la->rows : la->cols;
-  fake::log("gemm m %llu n %llu k %llu batch %d trans %c%c beta %g",
-            (unsigned long long)m, (unsigned long long)n, (unsigned long long)k,
-            lc->batch, ta ? 'T' : 'N', tb ? 'T' : 'N', be);
-  std::vector<double> out(m * n);
-  for (int32_t p = 0; p < lc->batch; ++p) {
-    int64_t oa = p * la->stride, ob = p * lb->stride, oc = p * lc->stride;
-    for (uint64_t j = 0; j < n; ++j)
-      for (uint64_t i = 0; i < m; ++i) {
-        double sum = 0;
-        for (uint64_t q = 0; q < k; ++q) {
-          int64_t ia = ta ? int64_t(q + i * la->ld) : int64_t(i + q * la->ld);
-          int64_t ib = tb ? int64_t(j + q * lb->ld) : int64_t(q + j * lb->ld);
-          sum += load(A, la->type, oa + ia) * load(B, lb->type, ob + ib);
+  // The descriptors are copied: the caller may destroy them.
+  Desc o = *op;
+  Layout lA = *la, lB = *lb, lC = *lc;
+  CUresult queued =
+      fake::enqueue(reinterpret_cast<CUstream>(stream), [=]() -> CUresult {
+        const Desc *op = &o;
+        const Layout *la = &lA, *lb = &lB, *lc = &lC;
+        bool ta = op->transA == CUBLAS_OP_T, tb = op->transB == CUBLAS_OP_T;
+        uint64_t m = lc->rows, n = lc->cols, k = ta ? la->rows : la->cols;
+        fake::log("gemm m %llu n %llu k %llu batch %d trans %c%c beta %g",
+                  (unsigned long long)m, (unsigned long long)n,
+                  (unsigned long long)k, lc->batch, ta ? 'T' : 'N',
+                  tb ? 'T' : 'N', be);
+        std::vector<double> out(m * n);
+        for (int32_t p = 0; p < lc->batch; ++p) {
+          int64_t oa = p * la->stride, ob = p * lb->stride, oc = p * lc->stride;
+          for (uint64_t j = 0; j < n; ++j)
+            for (uint64_t i = 0; i < m; ++i) {
+              double sum = 0;
+              for (uint64_t q = 0; q < k; ++q) {
+                int64_t ia =
+                    ta ? int64_t(q + i * la->ld) : int64_t(i + q * la->ld);
+                int64_t ib =
+                    tb ? int64_t(j + q * lb->ld) : int64_t(q + j * lb->ld);
+                sum += load(A, la->type, oa + ia) * load(B, lb->type, ob + ib);
+              }
+              int64_t ic = oc + int64_t(i + j * lc->ld);
+              double prior = be != 0 ? be * load(C, lc->type, ic) : 0;
+              out[i + j * m] = al * sum + prior;
+            }
+          for (uint64_t j = 0; j < n; ++j)
+            for (uint64_t i = 0; i < m; ++i)
+              store(D, lc->type, oc + int64_t(i + j * lc->ld), out[i + j * m]);
         }
-        int64_t ic = oc + int64_t(i + j * lc->ld);
-        double prior = be != 0 ? be * load(C, lc->type, ic) : 0;
-        out[i + j * m] = al * sum + prior;
-      }
-    for (uint64_t j = 0; j < n; ++j)
-      for (uint64_t i = 0; i < m; ++i)
-        store(D, lc->type, oc + int64_t(i + j * lc->ld), out[i + j * m]);
-  }
-  return CUBLAS_STATUS_SUCCESS;
+        return CUDA_SUCCESS;
+      });
+  return queued == CUDA_SUCCESS ? CUBLAS_STATUS_SUCCESS
+                                : CUBLAS_STATUS_EXECUTION_FAILED;
 }
 
 } // extern "C"

@@ -15,10 +15,15 @@
 //  - Modules: PTX is read for its .entry names and parameter sizes; a
 //    cubin (an ELF file) is searched for the kernel names. Launches check
 //    their sizes against the device's limits; kernels do not run.
-//  - Work runs when queued, on any stream.
+//  - Work runs when queued, on any stream, except on a stream being
+//    captured (cuStreamBeginCapture): launches, memsets, device copies and
+//    GEMMs are recorded into the graph and run at each cuGraphLaunch;
+//    copies to or from the host and synchronisation fail there, as they
+//    do on a GPU.
 //  - LOOM_FAKE_CUDA_LOG names a file that gets one line per module load,
 //    launch, memset, copy and GEMM; LOOM_FAKE_CUDA_FAIL_LAUNCH=NAME fails
-//    the launches of kernel NAME; LOOM_FAKE_CUDA_FAIL_JIT=1 fails PTX loads.
+//    the launches of kernel NAME; LOOM_FAKE_CUDA_FAIL_JIT=1 fails PTX loads;
+//    LOOM_FAKE_CUDA_FAIL_CAPTURE=1 fails stream captures.
 //
 //===----------------------------------------------------------------------===//
 
@@ -62,6 +67,19 @@ struct Event {
   double ms = 0;
 };
 
+struct Stream {
+  bool capturing = false;
+  std::vector<std::function<CUresult()>> captured;
+};
+
+struct Graph {
+  std::vector<std::function<CUresult()>> ops;
+};
+
+bool capturing(CUstream stream) {
+  return stream && reinterpret_cast<Stream *>(stream)->capturing;
+}
+
 double nowMs() {
   return std::chrono::duration<double, std::milli>(
              std::chrono::steady_clock::now().time_since_epoch())
@@ -90,20 +108,30 @@ bool ptxEntry(const std::string &ptx, const std::string &name,
 }
 
 template <typename T>
-CUresult memsetN(CUdeviceptr dst, T value, size_t count, const char *what) {
+CUresult memsetN(CUdeviceptr dst, T value, size_t count, const char *what,
+                 CUstream stream) {
   if (!fake::inDeviceMemory(reinterpret_cast<void *>(dst), count * sizeof(T),
                             what))
     return CUDA_ERROR_INVALID_VALUE;
   if (dst % sizeof(T))
     return CUDA_ERROR_INVALID_VALUE;
-  auto *out = reinterpret_cast<T *>(dst);
-  for (size_t i = 0; i < count; ++i)
-    out[i] = value;
-  fake::log("%s %zu x 0x%llx", what, count, (unsigned long long)value);
-  return CUDA_SUCCESS;
+  return fake::enqueue(stream, [=] {
+    auto *out = reinterpret_cast<T *>(dst);
+    for (size_t i = 0; i < count; ++i)
+      out[i] = value;
+    fake::log("%s %zu x 0x%llx", what, count, (unsigned long long)value);
+    return CUDA_SUCCESS;
+  });
 }
 
 } // namespace
+
+CUresult fake::enqueue(CUstream stream, std::function<CUresult()> op) {
+  if (!capturing(stream))
+    return op();
+  reinterpret_cast<Stream *>(stream)->captured.push_back(std::move(op));
+  return CUDA_SUCCESS;
+}
 
 void fake::log(const char *format, ...) {
   const char *path = getenv("LOOM_FAKE_CUDA_LOG");
@@ -279,7 +307,9 @@ CUresult CUDAAPI cuMemFree(CUdeviceptr ptr) {
 }
 
 CUresult CUDAAPI cuMemcpyHtoDAsync(CUdeviceptr dst, const void *src,
-                                   size_t bytes, CUstream) {
+                                   size_t bytes, CUstream stream) {
+  if (capturing(stream))
+    return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
   if (!fake::inDeviceMemory(reinterpret_cast<void *>(dst), bytes,
                             "cuMemcpyHtoDAsync destination"))
     return CUDA_ERROR_INVALID_VALUE;
@@ -288,7 +318,9 @@ CUresult CUDAAPI cuMemcpyHtoDAsync(CUdeviceptr dst, const void *src,
 }
 
 CUresult CUDAAPI cuMemcpyDtoHAsync(void *dst, CUdeviceptr src, size_t bytes,
-                                   CUstream) {
+                                   CUstream stream) {
+  if (capturing(stream))
+    return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
   if (!fake::inDeviceMemory(reinterpret_cast<void *>(src), bytes,
                             "cuMemcpyDtoHAsync source"))
     return CUDA_ERROR_INVALID_VALUE;
@@ -297,39 +329,96 @@ CUresult CUDAAPI cuMemcpyDtoHAsync(void *dst, CUdeviceptr src, size_t bytes,
 }
 
 CUresult CUDAAPI cuMemcpyDtoDAsync(CUdeviceptr dst, CUdeviceptr src,
-                                   size_t bytes, CUstream) {
+                                   size_t bytes, CUstream stream) {
   if (!fake::inDeviceMemory(reinterpret_cast<void *>(src), bytes,
                             "cuMemcpyDtoDAsync source") ||
       !fake::inDeviceMemory(reinterpret_cast<void *>(dst), bytes,
                             "cuMemcpyDtoDAsync destination"))
     return CUDA_ERROR_INVALID_VALUE;
-  fake::log("copy %zu", bytes);
-  memmove(reinterpret_cast<void *>(dst), reinterpret_cast<void *>(src), bytes);
-  return CUDA_SUCCESS;
+  return fake::enqueue(stream, [=] {
+    fake::log("copy %zu", bytes);
+    memmove(reinterpret_cast<void *>(dst), reinterpret_cast<void *>(src),
+            bytes);
+    return CUDA_SUCCESS;
+  });
 }
 
 CUresult CUDAAPI cuMemsetD8Async(CUdeviceptr dst, unsigned char value,
-                                 size_t count, CUstream) {
-  return memsetN(dst, value, count, "memset8");
+                                 size_t count, CUstream stream) {
+  return memsetN(dst, value, count, "memset8", stream);
 }
 CUresult CUDAAPI cuMemsetD16Async(CUdeviceptr dst, unsigned short value,
-                                  size_t count, CUstream) {
-  return memsetN(dst, value, count, "memset16");
+                                  size_t count, CUstream stream) {
+  return memsetN(dst, value, count, "memset16", stream);
 }
 CUresult CUDAAPI cuMemsetD32Async(CUdeviceptr dst, unsigned int value,
-                                  size_t count, CUstream) {
-  return memsetN(dst, value, count, "memset32");
+                                  size_t count, CUstream stream) {
+  return memsetN(dst, value, count, "memset32", stream);
 }
 
 CUresult CUDAAPI cuStreamCreate(CUstream *stream, unsigned int) {
-  *stream = reinterpret_cast<CUstream>(new int(0));
+  *stream = reinterpret_cast<CUstream>(new Stream());
   return CUDA_SUCCESS;
 }
 CUresult CUDAAPI cuStreamDestroy(CUstream stream) {
-  delete reinterpret_cast<int *>(stream);
+  delete reinterpret_cast<Stream *>(stream);
   return CUDA_SUCCESS;
 }
-CUresult CUDAAPI cuStreamSynchronize(CUstream) { return CUDA_SUCCESS; }
+CUresult CUDAAPI cuStreamSynchronize(CUstream stream) {
+  return capturing(stream) ? CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED
+                           : CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuStreamBeginCapture(CUstream stream, CUstreamCaptureMode) {
+  if (!stream || capturing(stream))
+    return CUDA_ERROR_ILLEGAL_STATE;
+  if (envLong("LOOM_FAKE_CUDA_FAIL_CAPTURE", 0))
+    return CUDA_ERROR_NOT_SUPPORTED;
+  reinterpret_cast<Stream *>(stream)->capturing = true;
+  fake::log("capture begin");
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuStreamEndCapture(CUstream stream, CUgraph *graph) {
+  if (!capturing(stream))
+    return CUDA_ERROR_ILLEGAL_STATE;
+  auto *s = reinterpret_cast<Stream *>(stream);
+  auto *g = new Graph();
+  g->ops = std::move(s->captured);
+  s->captured.clear();
+  s->capturing = false;
+  fake::log("capture end %zu nodes", g->ops.size());
+  *graph = reinterpret_cast<CUgraph>(g);
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuGraphInstantiate(CUgraphExec *exec, CUgraph graph,
+                                    unsigned long long) {
+  *exec = reinterpret_cast<CUgraphExec>(
+      new Graph(*reinterpret_cast<Graph *>(graph)));
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuGraphLaunch(CUgraphExec exec, CUstream stream) {
+  if (capturing(stream))
+    return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+  auto *g = reinterpret_cast<Graph *>(exec);
+  fake::log("graph launch %zu nodes", g->ops.size());
+  for (auto &op : g->ops)
+    if (CUresult r = op())
+      return r;
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuGraphExecDestroy(CUgraphExec exec) {
+  delete reinterpret_cast<Graph *>(exec);
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuGraphDestroy(CUgraph graph) {
+  delete reinterpret_cast<Graph *>(graph);
+  return CUDA_SUCCESS;
+}
 CUresult CUDAAPI cuStreamWaitEvent(CUstream, CUevent, unsigned int) {
   return CUDA_SUCCESS;
 }
@@ -426,8 +515,8 @@ CUresult CUDAAPI cuModuleGetFunction(CUfunction *function, CUmodule module,
 CUresult CUDAAPI cuLaunchKernel(CUfunction function, unsigned int gx,
                                 unsigned int gy, unsigned int gz,
                                 unsigned int bx, unsigned int by,
-                                unsigned int bz, unsigned int shared, CUstream,
-                                void **params, void **extra) {
+                                unsigned int bz, unsigned int shared,
+                                CUstream stream, void **params, void **extra) {
   auto *f = reinterpret_cast<Function *>(function);
   const char *failing = getenv("LOOM_FAKE_CUDA_FAIL_LAUNCH");
   if (failing && f->name == failing)
@@ -435,17 +524,16 @@ CUresult CUDAAPI cuLaunchKernel(CUfunction function, unsigned int gx,
   if (!gx || !gy || !gz || !bx || !by || !bz || uint64_t(bx) * by * bz > 1024 ||
       gy > 65535 || gz > 65535 || shared > 48 * 1024 || extra)
     return CUDA_ERROR_INVALID_VALUE;
-  // Read every parameter, as the driver copies them.
-  uint64_t sum = 0;
-  for (size_t i = 0; i < f->params.size(); ++i) {
-    uint64_t v = 0;
-    memcpy(&v, params[i], f->params[i]);
-    sum += v;
-  }
-  (void)sum;
-  fake::log("launch %s grid %u,%u,%u block %u,%u,%u params %zu",
-            f->name.c_str(), gx, gy, gz, bx, by, bz, f->params.size());
-  return CUDA_SUCCESS;
+  // The parameters are copied now, as the driver does.
+  std::vector<uint64_t> values(f->params.size());
+  for (size_t i = 0; i < f->params.size(); ++i)
+    memcpy(&values[i], params[i], f->params[i]);
+  std::string name = f->name;
+  return fake::enqueue(stream, [=] {
+    fake::log("launch %s grid %u,%u,%u block %u,%u,%u params %zu", name.c_str(),
+              gx, gy, gz, bx, by, bz, values.size());
+    return CUDA_SUCCESS;
+  });
 }
 
 } // extern "C"
