@@ -286,6 +286,11 @@ struct CommandLine {
       llvm::cl::desc("CPU to compile host code for: native (default) or an "
                      "LLVM CPU name such as x86-64-v3"),
       llvm::cl::init("native"), llvm::cl::cat(outputCategory)};
+  llvm::cl::opt<bool> emulateCUDAKernels{
+      "emulate-cuda-kernels",
+      llvm::cl::desc("With --target=cpu: run the kernels --target=cuda would "
+                     "make as host loops (checks them without a GPU)"),
+      llvm::cl::cat(outputCategory)};
 
   /// The first training option given without --train, or "".
   std::string trainingOptionWithoutTrain() const {
@@ -314,6 +319,7 @@ struct CommandLine {
     options.targetGiven = target.getNumOccurrences() > 0;
     options.targetOptions.chips = target.getValue().chips;
     options.targetOptions.cpu = cpu;
+    options.targetOptions.emulateCUDAKernels = emulateCUDAKernels;
     options.elideWeights = elideWeights;
     options.mesh = mesh;
     options.strategy = strategy;

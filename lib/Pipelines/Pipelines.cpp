@@ -64,12 +64,20 @@ void loom::buildToLinalgPipeline(OpPassManager &pm,
   pm.addPass(createUntieInits());
 }
 
-void loom::buildCPULoweringPipeline(OpPassManager &pm) {
+void loom::buildCPULoweringPipeline(OpPassManager &pm,
+                                    const CPULoweringOptions &options) {
   addPass(pm, bufferization::createOneShotBufferizePass(),
           "bufferize-function-boundaries "
           "function-boundary-type-conversion=identity-layout-map");
   addPass(pm, bufferization::createBufferResultsToOutParamsPass(),
           "hoist-static-allocs=true");
+  if (options.emulateCUDAKernels) {
+    // What the CUDA lowering makes of the program, with its kernels as
+    // loops; the GEMMs, fills and copies it leaves go on as on the CPU.
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(cuda::createMapToGPU());
+    pm.addNestedPass<func::FuncOp>(cuda::createEmulateLaunches());
+  }
   pm.addPass(cpu::createLinalgToKernels());
   bufferization::buildBufferDeallocationPipeline(
       pm, bufferization::BufferDeallocationPipelineOptions());
@@ -135,7 +143,7 @@ void loom::registerLoomPipelines() {
       "nn -> fused linalg on tensors with the entry's parameters as "
       "arguments (loomc --emit=linalg)",
       buildToLinalgPipeline);
-  PassPipelineRegistration<>(
+  PassPipelineRegistration<CPULoweringOptions>(
       "loom-cpu-lowering",
       "The CPU target: fused linalg -> the LLVM dialect (loomc --emit=llvm "
       "after loom-to-linalg)",

@@ -32,6 +32,7 @@ LAYERS = [
         "lib/Target/CPU/OutlineKernels.cpp",
         "include/loom/Target/CPU/Passes.h",
         "lib/Target/CUDA/Chips.cpp",
+        "lib/Target/CUDA/EmulateLaunches.cpp",
         "lib/Target/CUDA/GatherKernels.cpp",
         "lib/Target/CUDA/HostOps.cpp",
         "lib/Target/CUDA/HostOps.h",

@@ -81,9 +81,19 @@ struct ToLinalgPipelineOptions
 void buildToLinalgPipeline(mlir::OpPassManager &pm,
                            const ToLinalgPipelineOptions &options);
 
+struct CPULoweringOptions
+    : public mlir::PassPipelineOptions<CPULoweringOptions> {
+  Option<bool> emulateCUDAKernels{
+      *this, "emulate-cuda-kernels",
+      llvm::cl::desc("Map the program to the CUDA target's kernels and run "
+                     "them as host loops"),
+      llvm::cl::init(false)};
+};
+
 /// The CPU target's lowering: bufferization, BLAS kernel calls, outlined
 /// kernels, loops, polynomial math, the LLVM dialect.
-void buildCPULoweringPipeline(mlir::OpPassManager &pm);
+void buildCPULoweringPipeline(mlir::OpPassManager &pm,
+                              const CPULoweringOptions &options);
 
 struct CUDALoweringOptions
     : public mlir::PassPipelineOptions<CUDALoweringOptions> {

@@ -31,6 +31,9 @@ struct TargetOptions {
   /// `--target=NAME:A,B`: the chips to build device code for (empty: the
   /// target's default list).
   std::vector<std::string> chips;
+  /// `--emulate-cuda-kernels` (cpu only): map the program to the CUDA
+  /// target's kernels and run them as host loops, to check them anywhere.
+  bool emulateCUDAKernels = false;
 };
 
 /// One file of an artifact's executable part.

@@ -17,13 +17,16 @@ namespace {
 
 class CPUTarget : public Target {
 public:
-  explicit CPUTarget(HostMachine host) : host(std::move(host)) {}
+  CPUTarget(HostMachine host, bool emulateCUDAKernels)
+      : host(std::move(host)), emulateCUDAKernels(emulateCUDAKernels) {}
 
   StringRef getName() const override { return "cpu"; }
   StringRef getDeviceKind() const override { return LOOM_DEFAULT_DEVICE_KIND; }
 
   void buildLoweringPipeline(OpPassManager &pm) const override {
-    buildCPULoweringPipeline(pm);
+    CPULoweringOptions options;
+    options.emulateCUDAKernels = emulateCUDAKernels;
+    buildCPULoweringPipeline(pm, options);
   }
 
   FailureOr<SerializedExecutable>
@@ -63,6 +66,7 @@ public:
 
 private:
   HostMachine host;
+  bool emulateCUDAKernels;
 };
 
 } // namespace
@@ -78,6 +82,7 @@ void loom::cpu::registerCPUTarget() {
         FailureOr<HostMachine> host = makeHostMachine(options.cpu, loc);
         if (failed(host))
           return failure();
-        return std::unique_ptr<Target>(new CPUTarget(std::move(*host)));
+        return std::unique_ptr<Target>(
+            new CPUTarget(std::move(*host), options.emulateCUDAKernels));
       });
 }

@@ -92,6 +92,10 @@ void loom::cuda::registerCUDATarget() {
       "schedule for NVIDIA GPUs, over NCCL or MPI",
       [](const TargetOptions &options,
          Location loc) -> FailureOr<std::unique_ptr<Target>> {
+        if (options.emulateCUDAKernels)
+          return emitError(loc) << "--emulate-cuda-kernels runs the CUDA "
+                                   "kernels on the host: use it with "
+                                   "--target=cpu";
         SmallVector<std::string> chips(options.chips.begin(),
                                        options.chips.end());
         if (chips.empty())

@@ -96,6 +96,21 @@ def LegalizeMath : Pass<"loom-cuda-legalize-math", "mlir::gpu::GPUModuleOp"> {
                            "mlir::math::MathDialect"];
 }
 
+def EmulateLaunches : Pass<"loom-cuda-emulate-launches", "mlir::func::FuncOp"> {
+  let summary = "Run -loom-cuda-map-to-gpu's kernels as host loops";
+  let description = [{
+    For checking the kernels -loom-cuda-map-to-gpu makes without a GPU:
+    every `gpu.launch` becomes loops over its blocks and threads that run
+    the body one thread after another, so the CPU target can compile and
+    run it (`loomc --target=cpu --emulate-cuda-kernels`). A body with one
+    `gpu.all_reduce` (a block reduction) runs in two passes per block: the
+    part before it for every thread, combining the threads' values, then
+    the whole body for every thread with the combined value. Other
+    synchronisation (barriers, shuffles) is refused.
+  }];
+  let dependentDialects = ["mlir::scf::SCFDialect", "mlir::arith::ArithDialect"];
+}
+
 def PrintSchedule : Pass<"loom-cuda-print-schedule", "mlir::ModuleOp"> {
   let summary = "Print the host schedule of a lowered entry (for tests)";
   let description = [{

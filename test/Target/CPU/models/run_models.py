@@ -6,6 +6,7 @@ loom.testing.onnx_models). Each model's dynamic dimensions are fixed to the
 sizes below. Prints one line per output with the largest error; exits
 non-zero on any mismatch.
 """
+import argparse
 import os
 import subprocess
 import sys
@@ -37,7 +38,13 @@ def feeds_for(model, rng):
 
 
 def main():
-    outdir, names = sys.argv[1], sys.argv[2:]
+    parser = argparse.ArgumentParser()
+    parser.add_argument("outdir")
+    parser.add_argument("names", nargs="+", choices=sorted(MODELS))
+    parser.add_argument("--loomc-arg", action="append", default=[],
+                        help="an extra loomc flag (repeatable)")
+    args = parser.parse_args()
+    outdir, names = args.outdir, args.names
     os.makedirs(outdir, exist_ok=True)
     failed = False
     for name in names:
@@ -47,7 +54,7 @@ def main():
         rng = np.random.default_rng(0)
         feeds = feeds_for(model, rng)
         artifact = os.path.join(outdir, name + ".loom")
-        cmd = ["loomc", path, "-o", artifact]
+        cmd = ["loomc", path, "-o", artifact, *args.loomc_arg]
         run = ["loomrun", artifact, "--threads", "2", "--output-dir",
                os.path.join(outdir, name + "-out")]
         for key, value in feeds.items():

@@ -106,7 +106,7 @@ def compare(name, got, want):
     return None
 
 
-def run_test(item, loomc, loomrun, keep):
+def run_test(item, loomc, loomrun, keep, loomc_args=()):
     name, directory = item
     model = onnx.load(os.path.join(directory, "model.onnx"))
     data_dir = os.path.join(directory, "test_data_set_0")
@@ -142,7 +142,8 @@ def run_test(item, loomc, loomrun, keep):
     with tempfile.TemporaryDirectory(prefix=name + "-") as tmp:
         model_path = os.path.join(tmp, "model.onnx")
         onnx.save(model, model_path)
-        cmd = [loomc, model_path, "-o", os.path.join(tmp, "model.loom")]
+        cmd = [loomc, model_path, "-o", os.path.join(tmp, "model.loom"),
+               *loomc_args]
         for input_name, value in inputs.items():
             if value.ndim == 0:
                 continue
@@ -200,6 +201,9 @@ def main():
     parser.add_argument("--filter", default="",
                         help="only tests whose name contains this")
     parser.add_argument("--keep", action="store_true")
+    parser.add_argument("--loomc-arg", action="append", default=[],
+                        help="an extra loomc flag (repeatable), e.g. "
+                        "--loomc-arg=--emulate-cuda-kernels")
     parser.add_argument("--print-failures", action="store_true",
                         help="print every failure as an expectations line")
     args = parser.parse_args()
@@ -208,7 +212,8 @@ def main():
 
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
         results = list(pool.map(
-            lambda item: run_test(item, args.loomc, args.loomrun, args.keep),
+            lambda item: run_test(item, args.loomc, args.loomrun, args.keep,
+                                  args.loomc_arg),
             covered))
 
     expected = load_expectations(args.expectations) if not args.filter else {}
