@@ -64,18 +64,30 @@ void loom::buildToLinalgPipeline(OpPassManager &pm,
   pm.addPass(createUntieInits());
 }
 
-void loom::buildCPULoweringPipeline(OpPassManager &pm,
-                                    const CPULoweringOptions &options) {
+/// Tensors to memrefs, results to out-parameters: where both targets'
+/// lowerings start.
+static void addBufferization(OpPassManager &pm) {
   addPass(pm, bufferization::createOneShotBufferizePass(),
           "bufferize-function-boundaries "
           "function-boundary-type-conversion=identity-layout-map");
   addPass(pm, bufferization::createBufferResultsToOutParamsPass(),
           "hoist-static-allocs=true");
+}
+
+/// The CUDA target's kernels as gpu.launch (also what the CPU target runs
+/// with --emulate-cuda-kernels).
+static void addMapToGPU(OpPassManager &pm) {
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(cuda::createMapToGPU());
+}
+
+void loom::buildCPULoweringPipeline(OpPassManager &pm,
+                                    const CPULoweringOptions &options) {
+  addBufferization(pm);
   if (options.emulateCUDAKernels) {
     // What the CUDA lowering makes of the program, with its kernels as
     // loops; the GEMMs, fills and copies it leaves go on as on the CPU.
-    pm.addPass(createCanonicalizerPass());
-    pm.addPass(cuda::createMapToGPU());
+    addMapToGPU(pm);
     pm.addNestedPass<func::FuncOp>(cuda::createEmulateLaunches());
   }
   pm.addPass(cpu::createLinalgToKernels());
@@ -104,13 +116,8 @@ void loom::buildCPULoweringPipeline(OpPassManager &pm,
 
 void loom::buildCUDALoweringPipeline(OpPassManager &pm,
                                      const CUDALoweringOptions &options) {
-  addPass(pm, bufferization::createOneShotBufferizePass(),
-          "bufferize-function-boundaries "
-          "function-boundary-type-conversion=identity-layout-map");
-  addPass(pm, bufferization::createBufferResultsToOutParamsPass(),
-          "hoist-static-allocs=true");
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(cuda::createMapToGPU());
+  addBufferization(pm);
+  addMapToGPU(pm);
   pm.addPass(createGpuLauchSinkIndexComputationsPass());
   pm.addPass(createGpuKernelOutliningPass());
   std::vector<std::string> chips(options.chips.begin(), options.chips.end());

@@ -11,7 +11,9 @@
 #include "loom/Target/CUDA/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/Transforms/Utils.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 
 namespace loom::cuda {
@@ -23,42 +25,14 @@ using namespace mlir;
 
 namespace {
 
-/// `x` combined with `y` as `kind` does.
-Value combine(OpBuilder &b, Location loc, gpu::AllReduceOperation kind, Value x,
-              Value y) {
-  using K = gpu::AllReduceOperation;
-  bool isFloat = isa<FloatType>(x.getType());
-  switch (kind) {
-  case K::ADD:
-    return isFloat ? b.create<arith::AddFOp>(loc, x, y).getResult()
-                   : b.create<arith::AddIOp>(loc, x, y).getResult();
-  case K::MUL:
-    return isFloat ? b.create<arith::MulFOp>(loc, x, y).getResult()
-                   : b.create<arith::MulIOp>(loc, x, y).getResult();
-  case K::MINSI:
-    return b.create<arith::MinSIOp>(loc, x, y);
-  case K::MINUI:
-    return b.create<arith::MinUIOp>(loc, x, y);
-  case K::MAXSI:
-    return b.create<arith::MaxSIOp>(loc, x, y);
-  case K::MAXUI:
-    return b.create<arith::MaxUIOp>(loc, x, y);
-  case K::AND:
-    return b.create<arith::AndIOp>(loc, x, y);
-  case K::OR:
-    return b.create<arith::OrIOp>(loc, x, y);
-  case K::XOR:
-    return b.create<arith::XOrIOp>(loc, x, y);
-  case K::MINNUMF:
-    return b.create<arith::MinNumFOp>(loc, x, y);
-  case K::MAXNUMF:
-    return b.create<arith::MaxNumFOp>(loc, x, y);
-  case K::MINIMUMF:
-    return b.create<arith::MinimumFOp>(loc, x, y);
-  case K::MAXIMUMF:
-    return b.create<arith::MaximumFOp>(loc, x, y);
-  }
-  return x;
+/// Whether `op` or an op inside it may write memory (unknown effects may).
+bool mayWrite(Operation *op) {
+  std::optional<SmallVector<MemoryEffects::EffectInstance>> effects =
+      getEffectsRecursively(op);
+  return !effects ||
+         llvm::any_of(*effects, [](const MemoryEffects::EffectInstance &e) {
+           return isa<MemoryEffects::Write>(e.getEffect());
+         });
 }
 
 struct EmulateLaunchesPass
@@ -98,6 +72,14 @@ struct EmulateLaunchesPass
         return launch.emitError("-loom-cuda-emulate-launches: cannot run "
                                 "this kernel's synchronisation on the host");
     }
+    // The part before the reduction runs in both passes: it must not write.
+    if (reduce)
+      for (Operation &op :
+           llvm::make_range(body.begin(), Block::iterator(reduce)))
+        if (mayWrite(&op))
+          return op.emitError("-loom-cuda-emulate-launches: a write before "
+                              "the block reduction would run twice on the "
+                              "host");
     // -loom-cuda-map-to-gpu launches along x only; y and z stay 1.
     gpu::KernelDim3 grid = launch.getGridSizeOperandValues();
     gpu::KernelDim3 block = launch.getBlockSizeOperandValues();
@@ -143,9 +125,9 @@ struct EmulateLaunchesPass
       OpBuilder ib = OpBuilder::atBlockBegin(threads.getBody());
       IRMapping each = baseMap(threads.getInductionVar());
       cloneRange(ib, body.begin(), at, each);
-      Value sum =
-          combine(ib, loc, *reduce.getOp(), threads.getRegionIterArgs()[0],
-                  each.lookup(reduce.getValue()));
+      Value sum = vector::makeArithReduction(
+          ib, loc, gpu::convertReductionKind(*reduce.getOp()),
+          each.lookup(reduce.getValue()), threads.getRegionIterArgs()[0]);
       ib.create<scf::YieldOp>(loc, sum);
       total = threads.getResult(0);
     }

@@ -106,7 +106,8 @@ def EmulateLaunches : Pass<"loom-cuda-emulate-launches", "mlir::func::FuncOp"> {
     `gpu.all_reduce` (a block reduction) runs in two passes per block: the
     part before it for every thread, combining the threads' values, then
     the whole body for every thread with the combined value. Other
-    synchronisation (barriers, shuffles) is refused.
+    synchronisation (barriers, shuffles), a second reduction and writes
+    before the reduction (they would run twice) are refused.
   }];
   let dependentDialects = ["mlir::scf::SCFDialect", "mlir::arith::ArithDialect"];
 }

@@ -42,3 +42,20 @@ func.func @two_dimensions(%a: memref<32xf32>) {
   }
   return
 }
+
+// -----
+
+// The part before a block reduction runs in both passes of the emulation.
+func.func @write_before_reduce(%a: memref<32xf32>) {
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c32, %sy = %c1, %sz = %c1) {
+    %x = memref.load %a[%tx] : memref<32xf32>
+    // expected-error@+1 {{-loom-cuda-emulate-launches: a write before the block reduction would run twice on the host}}
+    memref.store %x, %a[%tx] : memref<32xf32>
+    %s = gpu.all_reduce add %x uniform {} : (f32) -> (f32)
+    gpu.terminator
+  }
+  return
+}

@@ -40,7 +40,7 @@ func.func @elementwise(%a: memref<1200xf32>, %b: memref<1200xf32>) {
 // CHECK:           %[[S0:.*]] = memref.load %{{.*}}[%[[B]], %c0]
 // CHECK:           %[[TOTAL:.*]] = scf.for %[[T:.*]] = %c1 to %c32 step %c1 iter_args(%[[ACC:.*]] = %[[S0]])
 // CHECK:             %[[S:.*]] = memref.load %{{.*}}[%[[B]], %[[T]]]
-// CHECK:             %[[M:.*]] = arith.maxnumf %[[ACC]], %[[S]]
+// CHECK:             %[[M:.*]] = arith.maxnumf %[[S]], %[[ACC]]
 // CHECK:             scf.yield %[[M]]
 // CHECK:           scf.for %[[T2:.*]] = %c0 to %c32 step
 // CHECK:             %[[Z:.*]] = arith.cmpi eq, %[[T2]], %c0
@@ -63,3 +63,12 @@ func.func @row_max(%a: memref<4x32xf32>, %out: memref<4xf32>) {
   }
   return
 }
+
+// In the CPU lowering with emulate-cuda-kernels, -loom-cuda-map-to-gpu's
+// launches reach this pass and none is left after it (so the emulated node
+// tests run the CUDA kernels, not the CPU's loops).
+// RUN: loom-opt %S/../../Conversion/pipeline.mlir --loom-to-linalg --loom-cpu-lowering=emulate-cuda-kernels=true --mlir-print-ir-before=loom-cuda-emulate-launches -o %t.ll 2>&1 | FileCheck %s --check-prefix=LAUNCHED
+// LAUNCHED: IR Dump Before EmulateLaunches
+// LAUNCHED: gpu.launch
+// RUN: FileCheck %s --check-prefix=EMULATED --implicit-check-not=gpu. < %t.ll
+// EMULATED: llvm.func
