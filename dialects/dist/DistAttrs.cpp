@@ -42,6 +42,26 @@ LogicalResult PlanAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 }
 
 LogicalResult
+PipelineAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                     int64_t stage, int64_t stages, int64_t microbatches,
+                     StringRef schedule, StringRef recompute, StringRef axis) {
+  if (stages < 1 || stage < 0 || stage >= stages)
+    return emitError() << "stage " << stage << " is not one of " << stages
+                       << " stages";
+  if (microbatches < 1)
+    return emitError() << "microbatches must be at least 1, got "
+                       << microbatches;
+  if (!symbolizeSchedule(schedule))
+    return emitError() << "unknown schedule '" << schedule << "'";
+  if (recompute != "off" && recompute != "full" && recompute != "selective")
+    return emitError() << "recompute must be off, full or selective, not '"
+                       << recompute << "'";
+  if (axis.empty())
+    return emitError() << "the pipeline axis is empty";
+  return success();
+}
+
+LogicalResult
 CollectiveCallAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                            StringRef kind, int64_t group, int64_t bytes) {
   if (kind.empty())

@@ -30,6 +30,11 @@ def Dist_Dialect : Dialect {
       values have per-device types (-dist-partition).
     - `dist.stage` (integer, on an op): the pipeline stage the planner put
       the op in (`loomc --simulate --emit=plan`).
+    - `dist.backward` (unit, on an op): the op belongs to the backward pass
+      of a microbatch (set by the gradient builder); a pipeline schedule
+      runs a microbatch's forward and backward ops as separate units.
+    - `dist.pipeline` (`#dist.pipeline`, on the module): the module is one
+      stage of a pipelined step (-dist-split-stages).
     - `dist.plan` (`#dist.plan`, on the module): the planner's plan shape.
     - `dist.comm_groups` (on the module): the mesh groups the program's
       collectives run over, each an array of axis names; a collective call
@@ -56,6 +61,8 @@ def Dist_Dialect : Dialect {
     "::mlir::ArrayAttr":$shardings,
     "::mlir::UnitAttr":$spmd,
     "::mlir::IntegerAttr":$stage,
+    "::mlir::UnitAttr":$backward,
+    "::loom::dist::PipelineAttr":$pipeline,
     "::loom::dist::PlanAttr":$plan,
     "::mlir::ArrayAttr":$comm_groups,
     "::mlir::ArrayAttr":$collectives
@@ -174,6 +181,29 @@ def Dist_PlanAttr : Dist_Attr<"Plan", "plan"> {
                         "::mlir::BoolAttr":$recompute,
                         StringRefParameter<"pipeline schedule">:$schedule,
                         Dist_F64Parameter:$predicted_step_seconds);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+def Dist_PipelineAttr : Dist_Attr<"Pipeline", "pipeline"> {
+  let summary = "which stage of a pipelined step a module is";
+  let description = [{
+    Set on each stage's module by `-dist-split-stages`: the stage this
+    module runs, the number of stages, the microbatches per step, the
+    schedule that orders their forward and backward units (`gpipe`,
+    `1f1b`), the recomputation mode (`off`, `full`, `selective`) and the
+    mesh axis that indexes the stages.
+
+    ```mlir
+    module attributes {dist.pipeline = #dist.pipeline<stage = 1, stages = 2,
+        microbatches = 4, schedule = "1f1b", recompute = "off", axis = "pp">}
+    ```
+  }];
+  let parameters = (ins "int64_t":$stage, "int64_t":$stages,
+                        "int64_t":$microbatches,
+                        StringRefParameter<"pipeline schedule">:$schedule,
+                        StringRefParameter<"recomputation">:$recompute,
+                        StringRefParameter<"pipeline mesh axis">:$axis);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
 }

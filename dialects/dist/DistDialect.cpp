@@ -111,6 +111,18 @@ LogicalResult DistDialect::verifyOperationAttribute(Operation *op,
              << "'" << kStageAttrName << "' must be a non-negative integer";
     return success();
   }
+  if (attr.getName() == kBackwardAttrName) {
+    if (!isa<UnitAttr>(attr.getValue()))
+      return op->emitError()
+             << "'" << kBackwardAttrName << "' is a unit attribute";
+    return success();
+  }
+  if (attr.getName() == kPipelineAttrName) {
+    if (!isa<ModuleOp>(op) || !isa<PipelineAttr>(attr.getValue()))
+      return op->emitError() << "'" << kPipelineAttrName
+                             << "' must be a #dist.pipeline on the module";
+    return success();
+  }
   if (attr.getName() == kPlanAttrName ||
       attr.getName() == kCommGroupsAttrName ||
       attr.getName() == kCollectivesAttrName)

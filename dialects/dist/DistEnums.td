@@ -18,4 +18,15 @@ def Dist_LinkKind : I32EnumAttr<"LinkKind",
   let cppNamespace = "::loom::dist";
   let genSpecializedAttr = 0;
 }
+
+def Dist_Schedule : I32EnumAttr<"Schedule",
+    "pipeline schedule", [
+      I32EnumAttrCase<"GPipe", 0, "gpipe">,
+      I32EnumAttrCase<"OneFOneB", 1, "1f1b">,
+      I32EnumAttrCase<"Interleaved", 2, "interleaved">,
+      I32EnumAttrCase<"ZeroBubble", 3, "zb1p">
+    ]> {
+  let cppNamespace = "::loom::dist";
+  let genSpecializedAttr = 0;
+}
 #endif // LOOM_DIST_ENUMS

@@ -309,6 +309,31 @@ CollectivePermuteOp::verifySymbolUses(SymbolTableCollection &symbols) {
   return success();
 }
 
+/// Checks a point-to-point transfer's peer and tag.
+static LogicalResult verifyPeer(Operation *op, FlatSymbolRefAttr mesh,
+                                ArrayAttr axes, int64_t peer, int64_t tag,
+                                SymbolTableCollection &symbols) {
+  auto group = verifyGroup(op, mesh, axes, symbols);
+  if (failed(group))
+    return failure();
+  if (peer < 0 || peer >= *group)
+    return op->emitOpError("peer ")
+           << peer << " is outside the group of " << *group;
+  if (tag < 0 || tag > INT32_MAX)
+    return op->emitOpError("tag ") << tag << " is not in [0, 2^31)";
+  return success();
+}
+
+LogicalResult SendOp::verifySymbolUses(SymbolTableCollection &symbols) {
+  return verifyPeer(*this, getMeshAttr(), getMeshAxes(), getPeer(), getTag(),
+                    symbols);
+}
+
+LogicalResult RecvOp::verifySymbolUses(SymbolTableCollection &symbols) {
+  return verifyPeer(*this, getMeshAttr(), getMeshAxes(), getPeer(), getTag(),
+                    symbols);
+}
+
 //===----------------------------------------------------------------------===//
 // ReshardOp, TakeShardOp
 //===----------------------------------------------------------------------===//

@@ -257,6 +257,56 @@ def Dist_CollectivePermuteOp : Dist_CollectiveOp<"collective_permute",
 }
 
 //===----------------------------------------------------------------------===//
+// Pipeline: point-to-point transfers between stages
+//===----------------------------------------------------------------------===//
+
+def Dist_SendOp : Dist_CollectiveOp<"send", [
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "send a value to another pipeline stage";
+  let description = [{
+    Sends this device's value to member `peer` (an index within the group
+    of `mesh_axes`, the pipeline axis) under `tag`. The matching
+    `dist.recv` on the peer names this device's index and the same tag;
+    transfers with one tag between two devices arrive in the order they
+    were sent. A send never waits for its receiver (the runtime copies the
+    value out), so any schedule whose receives follow their sends in the
+    order of the units runs without deadlock. It has effects, so it is
+    neither erased nor merged.
+
+    ```mlir
+    dist.send %act to 1 over @m ["pp"] tag = 3 : tensor<8x16x32xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input, FlatSymbolRefAttr:$mesh,
+                       StrArrayAttr:$mesh_axes, I64Attr:$peer, I64Attr:$tag);
+  let assemblyFormat = [{
+    $input `to` $peer `over` $mesh $mesh_axes `tag` `=` $tag attr-dict `:`
+      type($input)
+  }];
+}
+
+def Dist_RecvOp : Dist_CollectiveOp<"recv", [
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "receive a value from another pipeline stage";
+  let description = [{
+    Waits for the value member `peer` of the group sent under `tag`
+    (`dist.send`) and returns it. The runtime bounds the wait with the
+    collective timeout and names the peer when it is gone.
+
+    ```mlir
+    %act = dist.recv from 0 over @m ["pp"] tag = 3 : tensor<8x16x32xf32>
+    ```
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$mesh, StrArrayAttr:$mesh_axes,
+                       I64Attr:$peer, I64Attr:$tag);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    `from` $peer `over` $mesh $mesh_axes `tag` `=` $tag attr-dict `:`
+      type($result)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
 // Pipeline: the microbatch loop
 //===----------------------------------------------------------------------===//
 

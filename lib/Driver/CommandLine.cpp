@@ -261,6 +261,22 @@ struct CommandLine {
       llvm::cl::desc("Microbatches per step: the inputs take K times the "
                      "model's batch (1)"),
       llvm::cl::init(kStep.gradAccum), llvm::cl::cat(trainCategory)};
+  llvm::cl::opt<int64_t> microbatches{
+      "microbatches",
+      llvm::cl::desc("Pipeline microbatches per step (--grad-accum by "
+                     "another name): the inputs take M times the model's "
+                     "batch"),
+      llvm::cl::init(0), llvm::cl::cat(trainCategory)};
+  llvm::cl::opt<std::string> schedule{
+      "schedule",
+      llvm::cl::desc("Pipeline schedule on a mesh with a pp axis: gpipe or "
+                     "1f1b (default)"),
+      llvm::cl::init("1f1b"), llvm::cl::cat(trainCategory)};
+  llvm::cl::opt<std::string> recompute{
+      "recompute",
+      llvm::cl::desc("Activation recomputation in a pipelined step: off "
+                     "(default)"),
+      llvm::cl::init("off"), llvm::cl::cat(trainCategory)};
   llvm::cl::opt<double> clipGradNorm{
       "clip-grad-norm",
       llvm::cl::desc("Clip the global gradient norm to this (0: off)"),
@@ -300,7 +316,8 @@ struct CommandLine {
          std::initializer_list<const llvm::cl::Option *>{
              &loss, &logits, &labels, &optimizer, &lr, &momentum, &beta1,
              &beta2, &eps, &weightDecay, &lrSchedule, &warmup, &decaySteps,
-             &minLr, &gradAccum, &clipGradNorm, &zero, &freeze})
+             &minLr, &gradAccum, &microbatches, &schedule, &recompute,
+             &clipGradNorm, &zero, &freeze})
       if (o->getNumOccurrences())
         return ("--" + o->ArgStr).str();
     return "";
@@ -368,7 +385,9 @@ struct CommandLine {
     t.warmup = warmup;
     t.decaySteps = decaySteps;
     t.minLr = minLr;
-    t.gradAccum = gradAccum;
+    t.gradAccum = microbatches.getNumOccurrences() ? microbatches : gradAccum;
+    options.train.schedule = schedule;
+    options.train.recompute = recompute;
     t.clipGradNorm = clipGradNorm;
     t.zero = zero;
     t.freeze = freeze;

@@ -124,8 +124,9 @@ static Strategy effectiveStrategy(ModuleOp module, const Options &options) {
   return Strategy::Auto;
 }
 
-LogicalResult loom::driver::runPipeline(ModuleOp module,
-                                        const Options &options) {
+LogicalResult loom::driver::runPipeline(
+    ModuleOp module, const Options &options,
+    SmallVectorImpl<OwningOpRef<ModuleOp>> *stageModules) {
   MLIRContext *ctx = module->getContext();
   Location loc = FileLineColLoc::get(ctx, options.inputFile, 0, 0);
   {
@@ -186,6 +187,11 @@ LogicalResult loom::driver::runPipeline(ModuleOp module,
       return failure();
     if (applied.empty())
       applied = strategy == Strategy::Data ? "data" : "megatron";
+  }
+  if (pipelineStages(module) > 1) {
+    if (!stageModules)
+      return emitError(loc) << "a pipelined step needs the pipelined driver";
+    return splitPipelinedStep(module, options, applied, *stageModules);
   }
   DistributionOptions distribution;
   distribution.strategy = strategy == Strategy::Manual ? "manual" : applied;
@@ -276,8 +282,12 @@ int loom::driver::loomcMain(int argc, char **argv) {
   if (!loaded.module)
     return loaded.code;
   OwningOpRef<ModuleOp> module = std::move(loaded.module);
-  if (failed(runPipeline(*module, options)))
+  SmallVector<OwningOpRef<ModuleOp>> stages;
+  if (failed(runPipeline(*module, options, &stages)))
     return ExitCode::Failure;
+  if (!stages.empty() && options.emit == EmitKind::Artifact)
+    return failed(emitPipelined(stages, options, nullptr)) ? ExitCode::Failure
+                                                           : ExitCode::Success;
   // --explain alone: the explanation was the output.
   if (options.plan.explain && !options.outputGiven)
     return ExitCode::Success;
@@ -290,7 +300,8 @@ int loom::driver::loomcMain(int argc, char **argv) {
   LogicalResult emitted = success();
   if (llvm::Error error = llvm::writeToOutput(
           options.outputFile, [&](llvm::raw_ostream &os) -> llvm::Error {
-            emitted = emit(*module, options, os);
+            emitted = stages.empty() ? emit(*module, options, os)
+                                     : emitPipelined(stages, options, &os);
             if (failed(emitted))
               return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                              "nothing written");

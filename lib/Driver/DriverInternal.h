@@ -6,6 +6,7 @@
 #include "loom/CostModel/Cluster.h"
 #include "loom/Driver/Options.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
 
 namespace loom::driver {
 
@@ -32,6 +33,20 @@ planAuto(mlir::ModuleOp module, const Options &options, mlir::Location loc);
 /// exit code (after --help, --version, --list-onnx-operators or an error).
 int parseCommandLine(int argc, char **argv, Options &options);
 
+/// The size of the module's `pp` mesh axis (1 without one).
+int64_t pipelineStages(mlir::ModuleOp module);
+
+/// Compiles the training step of `module` (whose mesh has a `pp` axis) with
+/// `strategy`'s layouts into one module per stage.
+mlir::LogicalResult splitPipelinedStep(
+    mlir::ModuleOp module, const Options &options, llvm::StringRef strategy,
+    llvm::SmallVectorImpl<mlir::OwningOpRef<mlir::ModuleOp>> &stageModules);
+
+/// Prints the stages to `os` (each as `options.emit` asks), or without one
+/// writes the pipelined artifact `options.outputFile`.
+mlir::LogicalResult
+emitPipelined(llvm::MutableArrayRef<mlir::OwningOpRef<mlir::ModuleOp>> stages,
+              const Options &options, llvm::raw_ostream *os);
 } // namespace loom::driver
 
 #endif // LOOM_LIB_DRIVER_DRIVERINTERNAL_H

@@ -22,6 +22,21 @@ llvm::Error loom::driver::validate(const Options &options) {
     return fail("--hand-plans adds to --explain: add --explain");
   if (options.train.zeroGiven && !options.train.enabled)
     return fail("--zero applies to training: add --train");
+  const TrainOptions &train = options.train;
+  if (train.schedule != "gpipe" && train.schedule != "1f1b") {
+    if (train.schedule == "interleaved" || train.schedule == "zb1p")
+      return fail("--schedule=" + train.schedule +
+                  " is not implemented yet: use gpipe or 1f1b");
+    return fail("--schedule=" + train.schedule +
+                ": expected gpipe, 1f1b, interleaved or zb1p");
+  }
+  if (train.recompute != "off") {
+    if (train.recompute == "full" || train.recompute == "selective")
+      return fail("--recompute=" + train.recompute +
+                  " is not implemented yet: use --recompute=off");
+    return fail("--recompute=" + train.recompute +
+                ": expected off, full or selective");
+  }
   if (llvm::Error error = checkTargetName(options.target))
     return error;
   if (options.emit == EmitKind::Artifact && options.outputFile == "-")

@@ -154,6 +154,49 @@ void loom::buildDistributionPipeline(OpPassManager &pm,
                   });
 }
 
+void loom::buildPipelinedStepPipeline(
+    OpPassManager &pm, StringRef strategy,
+    int64_t stages, const TrainingStepPipelineOptions &train) {
+  DistApplyStrategyOptions apply;
+  apply.strategy = strategy.str();
+  pm.addPass(createDistApplyStrategy(apply));
+  DistAssignStagesOptions assign;
+  assign.stages = stages;
+  pm.addPass(createDistAssignStages(assign));
+  TrainingStepPipelineOptions step = train;
+  step.microbatchLoop = true;
+  pm.addPass(createNNBuildTrainingStep(step));
+  DistZeroLayoutsOptions layouts;
+  layouts.stage = train.zero;
+  pm.addPass(createDistZeroLayouts(layouts));
+  pm.addPass(createNNExpandOptimizers());
+}
+
+void loom::buildStagePipeline(OpPassManager &pm, int64_t stage, int64_t stages,
+                              StringRef schedule, StringRef recompute,
+                              bool partition) {
+  DistSplitStagesOptions split;
+  split.stage = stage;
+  split.stages = stages;
+  split.schedule = schedule.str();
+  split.recompute = recompute.str();
+  pm.addPass(createDistSplitStages(split));
+  pm.addPass(createDistUnrollMicrobatches());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createDistPropagateSharding());
+  pm.addPass(createDistTieStateLayouts());
+  pm.addPass(createDistInsertReshards());
+  if (!partition)
+    return;
+  pm.addPass(createDistPartition());
+  pm.addPass(createDistLowerReshards());
+  pm.addPass(createDistSimplifyCollectives());
+  pm.addPass(createDistBucketCollectives());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
 void loom::registerDistributionPipelines() {
   PassPipelineRegistration<>(
       "loom-simplify",

@@ -98,7 +98,7 @@ struct DistApplyStrategyPass
       auto name = StringAttr::get(ctx, axis.getName());
       if (strategy != "data" && axis.getName() == "tp")
         tp = name;
-      else if (strategy == "planned" && axis.getName() == "pp")
+      else if (axis.getName() == "pp") // stages, not batch blocks
         continue;
       else
         batchAxes.push_back(name);

@@ -199,6 +199,67 @@ def DistZeroLayouts : Pass<"dist-zero-layouts", "mlir::ModuleOp"> {
   let dependentDialects = ["::loom::dist::DistDialect"];
 }
 
+def DistAssignStages : Pass<"dist-assign-stages", "mlir::ModuleOp"> {
+  let summary = "Cut a model into pipeline stages of about equal cost";
+  let description = [{
+    Marks every op of each public function that computes from the inputs or
+    the parameters with `dist.stage`: the ops, in program order, are cut
+    into `stages` runs of about equal cost (the ops' `Cost` interface), each
+    cut placed, within an eighth of a stage's cost of its ideal point,
+    where the fewest bytes cross it (between layers, where only the
+    residual stream does). Ops computed from constants alone are left
+    unmarked: every stage computes them. A function whose ops already carry
+    `dist.stage` (the planner's, or the user's) is checked, not changed.
+
+    ```mlir
+    %h = nn.matmul %x, %w1 {dist.stage = 0 : i64} ...
+    %y = nn.matmul %h, %w2 {dist.stage = 1 : i64} ...
+    ```
+  }];
+  let options = [
+    Option<"stages", "stages", "int64_t", "1", "Number of pipeline stages">
+  ];
+  let dependentDialects = ["::loom::dist::DistDialect"];
+}
+
+def DistSplitStages : Pass<"dist-split-stages", "mlir::ModuleOp"> {
+  let summary = "Keep one pipeline stage of a training step";
+  let description = [{
+    Runs on a training step whose forward ops carry `dist.stage` and whose
+    forward and backward pass sit in a `dist.microbatches` loop, and keeps
+    what stage `stage` computes: its ops of the loop (each microbatch's
+    forward ops, and the backward ops that inherited their stage), the
+    updates of its parameters, and the step's outputs (the loss and the
+    gradient norm on every stage; its own parameters' updates). Every value
+    a kept op needs from another stage crosses as `dist.send` on the stage
+    that makes it and `dist.recv` on the stage that uses it, over the mesh
+    axis `axis`, tagged by its index in a list every stage builds alike.
+    Scalars outside the loop (the parts of the gradient norm, the clipping
+    coefficient, the loss) cross the same way. The module gets
+    `#dist.pipeline`, which -dist-unroll-microbatches reads to order the
+    units. Parameters two stages share (tied embeddings) are refused.
+
+    ```mlir
+    // stage 0 of 2, in the loop body
+    %h = nn.matmul %xk, %w1 {dist.stage = 0 : i64} ...
+    dist.send %h to 1 over @mesh ["pp"] tag = 0 : tensor<8x16xf32>
+    %gh = dist.recv from 1 over @mesh ["pp"] tag = 1 {dist.backward}
+        : tensor<8x16xf32>
+    ```
+  }];
+  let options = [
+    Option<"stages", "stages", "int64_t", "2", "Number of pipeline stages">,
+    Option<"stage", "stage", "int64_t", "0", "The stage to keep">,
+    Option<"schedule", "schedule", "std::string", "\"1f1b\"",
+           "gpipe or 1f1b (recorded for -dist-unroll-microbatches)">,
+    Option<"recompute", "recompute", "std::string", "\"off\"",
+           "off, full or selective (recorded)">,
+    Option<"axis", "axis", "std::string", "\"pp\"",
+           "The mesh axis whose coordinate is the stage">
+  ];
+  let dependentDialects = ["::loom::dist::DistDialect"];
+}
+
 def DistUnrollMicrobatches : Pass<"dist-unroll-microbatches"> {
   let summary = "Unroll the microbatch loop into one copy of its body each";
   let description = [{
@@ -226,6 +287,18 @@ def DistUnrollMicrobatches : Pass<"dist-unroll-microbatches"> {
     %g1 = ... %x1 ...
     %g = nn.add %g0, %g1 : tensor<4x2xf32>, tensor<4x2xf32>
     ```
+
+    In a stage of a pipelined step (`#dist.pipeline` on the module) each
+    microbatch's body runs as two units, its forward ops and its backward
+    ops (`dist.backward`), ordered by the schedule: `gpipe` runs every
+    forward unit, then every backward unit; `1f1b` runs `stages - stage -
+    1` forward units, then alternates one forward and one backward unit,
+    then the remaining backward units. With `recompute = "full"` a
+    backward unit first reruns its microbatch's forward ops from the
+    stage's inputs (behind `dist.recompute` barriers, so that nothing
+    merges them with the first run) and uses those values, so that the
+    forward unit's activations die at its end; `selective` reruns only the
+    cheap ops and keeps the matrix products' results.
   }];
   let dependentDialects = ["::loom::nn::NNDialect"];
 }

@@ -16,6 +16,7 @@
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/ScopeExit.h"
 
 namespace loom {
 #define GEN_PASS_DEF_NNAUTODIFF
@@ -53,6 +54,27 @@ LogicalResult loom::buildGradients(OpBuilder &b, Location loc,
       active.insert(op->result_begin(), op->result_end());
   llvm::DenseMap<Value, Value> grads;
   grads[loss] = seed;
+  // What the backward pass builds is marked `dist.backward`, and each op's
+  // gradient ops take its `dist.stage`: a pipeline schedule runs them as the
+  // microbatch's backward unit on the stage of the op they differentiate.
+  // (Spelled out: this layer does not link the dist dialect.)
+  Block *block = b.getInsertionBlock();
+  auto firstNew = [&](Operation *before) {
+    return before ? std::next(Block::iterator(before)) : block->begin();
+  };
+  auto lastBefore = [&]() -> Operation * {
+    Block::iterator ip = b.getInsertionPoint();
+    return ip == block->begin() ? nullptr : &*std::prev(ip);
+  };
+  Operation *start = lastBefore();
+  auto mark = [&](Operation *before, Attribute stage) {
+    for (Block::iterator it = firstNew(before); it != b.getInsertionPoint();
+         ++it) {
+      it->setAttr("dist.backward", b.getUnitAttr());
+      if (stage && !it->hasAttr("dist.stage"))
+        it->setAttr("dist.stage", stage);
+    }
+  };
   auto accumulate = [&](Value v, Value g) {
     auto it = grads.find(v);
     if (it == grads.end())
@@ -79,6 +101,9 @@ LogicalResult loom::buildGradients(OpBuilder &b, Location loc,
       return op->emitError("cannot differentiate through '")
              << op->getName() << "': it has no gradient rule";
     SmallVector<Value> operandGrads(op->getNumOperands());
+    Operation *before = lastBefore();
+    auto markThisOp = llvm::make_scope_exit(
+        [&] { mark(before, op->getAttr("dist.stage")); });
     if (failed(vjp.buildVJP(b, resultGrads, operandGrads)))
       return op->emitError("the gradient rule of '")
              << op->getName() << "' failed";
@@ -86,6 +111,7 @@ LogicalResult loom::buildGradients(OpBuilder &b, Location loc,
       if (g && isFloatTensor(operand.getType()))
         accumulate(operand, g);
   }
+  mark(start, Attribute());
   targetGrads.clear();
   for (Value t : targets)
     targetGrads.push_back(grads.lookup(t));

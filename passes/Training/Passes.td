@@ -97,6 +97,9 @@ def NNBuildTrainingStep : Pass<"nn-build-training-step", "mlir::ModuleOp"> {
     Option<"minLr", "min-lr", "double", "0.0", "Cosine: the final rate">,
     Option<"gradAccum", "grad-accum", "int64_t", "1",
            "Microbatches per step">,
+    Option<"microbatchLoop", "microbatch-loop", "bool", "false",
+           "Build the microbatch loop even for one microbatch (a pipeline "
+           "schedule orders its units)">,
     Option<"clipGradNorm", "clip-grad-norm", "double", "0.0",
            "Clip the global gradient norm to this (0: off)">,
     Option<"freeze", "freeze", "std::string", "\"\"",

@@ -205,7 +205,7 @@ struct NNBuildTrainingStepPass
       if (!isa<nn::ParameterOp>(op))
         forward.push_back(&op);
     Value totalLoss = lossValue;
-    if (gradAccum == 1) {
+    if (gradAccum == 1 && !microbatchLoop) {
       SmallVector<Value> targets, grads;
       for (Trained &t : trained)
         targets.push_back(t.param.getResult());

@@ -26,7 +26,7 @@ using namespace loom::rt;
 namespace {
 const char *const kindNames[LOOM_COLLECTIVE_NUM_KINDS] = {
     "all_reduce", "all_gather", "reduce_scatter",
-    "all_to_all", "broadcast",  "take_shard"};
+    "all_to_all", "broadcast",  "take_shard", "send", "recv"};
 
 struct KindStats {
   int64_t calls = 0;
@@ -434,4 +434,50 @@ extern "C" int64_t loom_coll_axis_index(int32_t group) {
       static_cast<size_t>(group) >= binding->groups.size())
     return 0;
   return binding->groups[group].index;
+}
+
+/// Checks a transfer's peer, tag and size; false when there is nothing to
+/// move.
+static bool checkTransfer(Call &call, const void *data, int64_t bytes,
+                          int64_t peer, int64_t tag) {
+  if (bytes < 0)
+    call.fail("invalid size " + std::to_string(bytes));
+  if (peer < 0 || peer >= call.size() || peer == call.index())
+    call.fail("peer " + std::to_string(peer) + " is not another member of " +
+              "the group of " + std::to_string(call.size()));
+  if (tag < 0 || tag > INT32_MAX)
+    call.fail("invalid tag " + std::to_string(tag));
+  if (bytes > 0 && !data)
+    call.fail("a buffer is NULL");
+  return true;
+}
+
+extern "C" void loom_coll_send(const void *src, int64_t bytes, int64_t peer,
+                               int64_t tag, int32_t group) {
+  Call call(LOOM_COLLECTIVE_SEND, group);
+  checkTransfer(call, src, bytes, peer, tag);
+  const loom_comm_backend_ops *ops = call.backend();
+  if (!ops->send)
+    call.fail(std::string("the ") + ops->name +
+              " backend has no point-to-point transfers");
+  call.check(ops->send(call.handle(), src, static_cast<size_t>(bytes),
+                       static_cast<int>(peer), static_cast<int>(tag),
+                       call.stream(), call.message, sizeof(call.message)),
+             call.message);
+  call.finish(bytes);
+}
+
+extern "C" void loom_coll_recv(void *dst, int64_t bytes, int64_t peer,
+                               int64_t tag, int32_t group) {
+  Call call(LOOM_COLLECTIVE_RECV, group);
+  checkTransfer(call, dst, bytes, peer, tag);
+  const loom_comm_backend_ops *ops = call.backend();
+  if (!ops->recv)
+    call.fail(std::string("the ") + ops->name +
+              " backend has no point-to-point transfers");
+  call.check(ops->recv(call.handle(), dst, static_cast<size_t>(bytes),
+                       static_cast<int>(peer), static_cast<int>(tag),
+                       call.stream(), call.message, sizeof(call.message)),
+             call.message);
+  call.finish(bytes);
 }

@@ -15,6 +15,8 @@
 #include <climits>
 #include <cmath>
 #include <cstring>
+#include <deque>
+#include <memory>
 #include <new>
 
 using namespace loom::rt;
@@ -233,11 +235,34 @@ bool byteUnits(size_t bytes, MPI_Datatype &type, int &count, bool &owned,
   return false;
 }
 
+/// A send in flight: MPI owns `data` until the request completes.
+struct PendingSend {
+  MPI_Request request = MPI_REQUEST_NULL;
+  MPI_Datatype type = MPI_BYTE;
+  bool ownedType = false;
+  std::unique_ptr<char[]> data;
+};
+
 struct MpiGroup {
   MPI_Comm comm;
   int rank;
   int size;
+  /// Sends not yet known to be complete, oldest first.
+  std::deque<PendingSend> pending;
 };
+
+/// Frees the sends at the front that have completed.
+void reapSends(MpiGroup &group) {
+  while (!group.pending.empty()) {
+    int done = 0;
+    MPI_Test(&group.pending.front().request, &done, MPI_STATUS_IGNORE);
+    if (!done)
+      return;
+    if (group.pending.front().ownedType)
+      MPI_Type_free(&group.pending.front().type);
+    group.pending.pop_front();
+  }
+}
 
 MPI_Comm commOf(void *group) { return static_cast<MpiGroup *>(group)->comm; }
 
@@ -252,7 +277,16 @@ int groupCreate(const loom_comm_bootstrap *bootstrap, void **group, char *err,
   return LOOM_OK;
 }
 
-void groupDestroy(void *group) { delete static_cast<MpiGroup *>(group); }
+void groupDestroy(void *group) {
+  auto *mpiGroup = static_cast<MpiGroup *>(group);
+  // Every send of a finished schedule has a receiver.
+  for (PendingSend &send : mpiGroup->pending) {
+    MPI_Wait(&send.request, MPI_STATUS_IGNORE);
+    if (send.ownedType)
+      MPI_Type_free(&send.type);
+  }
+  delete mpiGroup;
+}
 
 int allReduce(void *group, const void *src, void *dst, size_t count,
               loom_dtype dtype, loom_reduce_op op, void *, char *err,
@@ -333,6 +367,68 @@ int broadcast(void *group, const void *src, void *dst, size_t bytes, int root,
   return LOOM_OK;
 }
 
+/// A copy goes out with MPI_Isend, so that two stages that send to each
+/// other at once never wait for each other.
+int send(void *group, const void *src, size_t bytes, int peer, int tag, void *,
+         char *err, size_t errLen) {
+  auto *mpiGroup = static_cast<MpiGroup *>(group);
+  reapSends(*mpiGroup);
+  PendingSend pending;
+  int count = 0;
+  std::string error;
+  if (!byteUnits(bytes, pending.type, count, pending.ownedType, error))
+    return failWith(LOOM_ERROR_INVALID_ARGUMENT, error, err, errLen);
+  pending.data.reset(new (std::nothrow) char[bytes ? bytes : 1]);
+  if (!pending.data) {
+    if (pending.ownedType)
+      MPI_Type_free(&pending.type);
+    return failWith(LOOM_ERROR_OUT_OF_MEMORY,
+                    "out of memory for a send of " + std::to_string(bytes) +
+                        " bytes",
+                    err, errLen);
+  }
+  if (bytes)
+    std::memcpy(pending.data.get(), src, bytes);
+  int rc = MPI_Isend(pending.data.get(), count, pending.type, peer, tag,
+                     mpiGroup->comm, &pending.request);
+  if (rc != MPI_SUCCESS) {
+    if (pending.ownedType)
+      MPI_Type_free(&pending.type);
+    return mpiFail("MPI_Isend", rc, err, errLen);
+  }
+  mpiGroup->pending.push_back(std::move(pending));
+  return LOOM_OK;
+}
+
+int recv(void *group, void *dst, size_t bytes, int peer, int tag, void *,
+         char *err, size_t errLen) {
+  auto *mpiGroup = static_cast<MpiGroup *>(group);
+  MPI_Datatype type = MPI_BYTE;
+  int count = 0;
+  bool owned = false;
+  std::string error;
+  if (!byteUnits(bytes, type, count, owned, error))
+    return failWith(LOOM_ERROR_INVALID_ARGUMENT, error, err, errLen);
+  MPI_Status status;
+  int rc = MPI_Recv(dst, count, type, peer, tag, mpiGroup->comm, &status);
+  int got = 0;
+  if (rc == MPI_SUCCESS)
+    MPI_Get_count(&status, type, &got);
+  if (owned)
+    MPI_Type_free(&type);
+  reapSends(*mpiGroup);
+  if (rc != MPI_SUCCESS)
+    return mpiFail("MPI_Recv", rc, err, errLen);
+  if (got != count)
+    return failWith(LOOM_ERROR_IO,
+                    "received " + std::to_string(got) + " units from rank " +
+                        std::to_string(peer) + " under tag " +
+                        std::to_string(tag) + ", expected " +
+                        std::to_string(count) + " (the stages disagree)",
+                    err, errLen);
+  return LOOM_OK;
+}
+
 const loom_comm_backend_ops mpiOps = {
     LOOM_COMM_BACKEND_ABI_VERSION,
     "mpi",
@@ -343,6 +439,8 @@ const loom_comm_backend_ops mpiOps = {
     reduceScatter,
     allToAll,
     broadcast,
+    send,
+    recv,
 };
 } // namespace
 

@@ -11,6 +11,7 @@
 #include "core/Program.h"
 #include "core/Manifest.h"
 #include "loom/runtime/Device.h"
+#include "loom/runtime/Json.h"
 #include "loom/runtime/Runtime.h"
 #include "loom/runtime/Support.h"
 #include <cerrno>
@@ -249,6 +250,86 @@ extern "C" loom_program *loom_program_load(const char *artifactDir, char *err,
   return loom_program_load_with_flags(artifactDir, 0, err, errLen);
 }
 
+namespace {
+/// The stage directory of `rank` when `text` (the manifest at `dir`) is a
+/// pipelined artifact's; empty when it is not. False with `error` when the
+/// pipeline object is malformed or lacks the rank.
+bool pipelineStage(const std::string &text, const std::string &dir, int rank,
+                   std::string &stageDir, std::string &error) {
+  stageDir.clear();
+  json::Value root;
+  json::ParseError parseError;
+  // A manifest that does not parse is left to parseManifest's messages.
+  if (!json::parse(text, root, parseError) || !root.isObject())
+    return true;
+  const json::Value *pipeline = root.find("pipeline");
+  if (!pipeline || pipeline->isNull())
+    return true;
+  std::string where = "artifact '" + dir + "': pipeline";
+  const json::Value *stages = pipeline->isObject() ? pipeline->find("stages")
+                                                   : nullptr;
+  const json::Value *ranks =
+      pipeline->isObject() ? pipeline->find("rank_stage") : nullptr;
+  if (!stages || !stages->isArray() || stages->getArray().empty() || !ranks ||
+      !ranks->isArray()) {
+    error = where + ": needs a non-empty \"stages\" list and \"rank_stage\"";
+    return false;
+  }
+  const std::vector<json::Value> &map = ranks->getArray();
+  if (rank < 0 || static_cast<size_t>(rank) >= map.size()) {
+    error = where + " was compiled for " + std::to_string(map.size()) +
+            " ranks; rank " + std::to_string(rank) + " has no stage";
+    return false;
+  }
+  const json::Value &stage = map[static_cast<size_t>(rank)];
+  const std::vector<json::Value> &dirs = stages->getArray();
+  if (!stage.isInteger() || stage.getInteger() < 0 ||
+      static_cast<size_t>(stage.getInteger()) >= dirs.size() ||
+      !dirs[static_cast<size_t>(stage.getInteger())].isString()) {
+    error = where + ": rank_stage[" + std::to_string(rank) +
+            "] is not a stage index";
+    return false;
+  }
+  const std::string &name =
+      dirs[static_cast<size_t>(stage.getInteger())].getString();
+  if (name.empty() || name.find('/') != std::string::npos || name == "." ||
+      name == "..") {
+    error = where + ": stage directory '" + name +
+            "' is not a plain name inside the artifact";
+    return false;
+  }
+  stageDir = joinPath(dir, name);
+  return true;
+}
+} // namespace
+
+extern "C" loom_program *loom_program_load_rank(const char *artifactDir,
+                                                int rank, unsigned flags,
+                                                char *err, size_t errLen) {
+  if (!artifactDir || !*artifactDir)
+    return fail(nullptr, "loom_program_load: no artifact directory given", err,
+                errLen);
+  std::string dir = artifactDir, text, error, stageDir;
+  struct stat st;
+  constexpr size_t maxManifestSize = 64u << 20;
+  if (::stat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode) &&
+      readFileToString(joinPath(dir, LOOM_MANIFEST_FILE), maxManifestSize,
+                       text, error)) {
+    if (!pipelineStage(text, dir, rank, stageDir, error))
+      return fail(nullptr, error, err, errLen);
+  }
+  loom_program *program = loom_program_load_with_flags(
+      stageDir.empty() ? artifactDir : stageDir.c_str(), flags, err, errLen);
+  if (program && !stageDir.empty()) {
+    json::Value root;
+    json::ParseError parseError;
+    if (json::parse(text, root, parseError))
+      program->pipelineStages = static_cast<int64_t>(
+          root.find("pipeline")->find("stages")->getArray().size());
+  }
+  return program;
+}
+
 extern "C" loom_program *loom_program_load_with_flags(const char *artifactDir,
                                                       unsigned flags, char *err,
                                                       size_t errLen) {
@@ -280,6 +361,15 @@ extern "C" loom_program *loom_program_load_with_flags(const char *artifactDir,
   std::string text, error;
   if (!readFileToString(manifestPath, maxManifestSize, text, error))
     return fail(program, error, err, errLen);
+  std::string stageDir;
+  if (!pipelineStage(text, dir, 0, stageDir, error))
+    return fail(program, error, err, errLen);
+  if (!stageDir.empty())
+    return fail(program,
+                "artifact '" + dir +
+                    "' is pipelined: each rank runs its stage "
+                    "(loom_program_load_rank; loomrun does this)",
+                err, errLen);
   loom_status status = LOOM_OK;
   if (!parseManifest(text, manifestPath, dir, program->manifest, error, status))
     return fail(program, error, err, errLen);

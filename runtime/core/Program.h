@@ -27,6 +27,9 @@ struct TensorText {
 
 struct loom_program {
   std::string artifactDir;
+  /// The stages of the pipelined artifact this program is one stage of
+  /// (loom_program_load_rank), else 1.
+  int64_t pipelineStages = 1;
   loom::rt::Manifest manifest;
   std::vector<loom_tensor_info> parameterInfos;
   std::vector<loom_tensor_info> inputInfos;

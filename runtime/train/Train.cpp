@@ -210,6 +210,11 @@ std::string Trainer::prepare() {
 std::string Trainer::prepareCheckpoints() {
   if (options.ckptDir.empty())
     return "";
+  if (program->pipelineStages > 1)
+    return "--ckpt: checkpoints of pipelined runs (" +
+           std::to_string(program->pipelineStages) +
+           " stages) are not supported yet; train without --ckpt, or "
+           "compile without a pp axis";
   const std::string &root = options.ckptDir;
   std::string latest = checkpoint::findLatest(root);
   if (!options.resume) {

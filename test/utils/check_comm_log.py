@@ -7,7 +7,8 @@ rank's sequence of (kind, group, bytes) must be the manifest's "collectives"
 list, repeated once per run of the program (--bench runs it several times),
 with "axes" matching the manifest's "groups" and "seq" counting up from 0.
 Prints one line on success; otherwise names the first mismatch of each rank
-and exits 1."""
+and exits 1. A pipelined artifact's ranks are checked against the manifest
+of their stage (its "pipeline" object's "rank_stage")."""
 import json
 import math
 import os
@@ -19,15 +20,28 @@ def main():
         sys.exit(__doc__)
     artifact, prefix = sys.argv[1], sys.argv[2]
     with open(os.path.join(artifact, "manifest.json")) as f:
-        manifest = json.load(f)
-    axes = (manifest.get("mesh") or {}).get("axes") or []
+        top = json.load(f)
+    pipeline = top.get("pipeline")
+
+    def manifest_of(rank):
+        if not pipeline:
+            return top
+        stage = pipeline["stages"][pipeline["rank_stage"][rank]]
+        with open(os.path.join(artifact, stage, "manifest.json")) as f:
+            return json.load(f)
+
+    first = manifest_of(0)
+    axes = (first.get("mesh") or {}).get("axes") or []
     ranks = math.prod(axis["size"] for axis in axes)
-    groups = manifest.get("groups") or []
-    expected = [(c["kind"], c["group"], c["bytes"])
-                for c in manifest.get("collectives") or []]
     problems = []
     runs = set()
+    calls = set()
     for rank in range(ranks):
+        manifest = manifest_of(rank)
+        groups = manifest.get("groups") or []
+        expected = [(c["kind"], c["group"], c["bytes"])
+                    for c in manifest.get("collectives") or []]
+        calls.add(len(expected))
         path = f"{prefix}.rank{rank}.jsonl"
         if not os.path.exists(path):
             problems.append(f"rank {rank}: no log {path}")
@@ -74,7 +88,8 @@ def main():
             print("check_comm_log:", problem)
         sys.exit(1)
     print(f"comm log matches the manifest: {ranks} ranks, "
-          f"{len(expected)} calls per run, {runs.pop() if runs else 0} runs")
+          f"{'/'.join(map(str, sorted(calls)))} calls per run, "
+          f"{runs.pop() if runs else 0} runs")
 
 
 if __name__ == "__main__":

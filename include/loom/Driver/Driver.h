@@ -34,7 +34,13 @@ LoadResult loadInput(mlir::MLIRContext &context, llvm::SourceMgr &sourceMgr,
                      const Options &options);
 
 /// Runs the pipeline `options` asks for on `module`.
-mlir::LogicalResult runPipeline(mlir::ModuleOp module, const Options &options);
+/// A step pipelined over a `pp` mesh axis comes out as one module per stage
+/// in `stageModules` (an error without it), `module` then holding their
+/// shared first half.
+mlir::LogicalResult runPipeline(
+    mlir::ModuleOp module, const Options &options,
+    llvm::SmallVectorImpl<mlir::OwningOpRef<mlir::ModuleOp>> *stageModules =
+        nullptr);
 
 /// A cluster of GPUs (`--cluster`) compiles for `cuda` unless --target
 /// says otherwise; --target=cpu there gets a note.

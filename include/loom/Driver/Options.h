@@ -54,6 +54,10 @@ struct TrainOptions {
   TrainingStepPipelineOptions step;
   /// Whether --zero was given (the planner chooses the stage otherwise).
   bool zeroGiven = false;
+  /// Pipeline schedule (--schedule) and recomputation (--recompute), for a
+  /// mesh with a `pp` axis.
+  std::string schedule = "1f1b";
+  std::string recompute = "off";
 };
 
 /// What the planner reports and how far it may go.

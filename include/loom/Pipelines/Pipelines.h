@@ -67,6 +67,21 @@ struct DistributionOptions {
 void buildDistributionPipeline(mlir::OpPassManager &pm,
                                const DistributionOptions &options);
 
+/// The first half of a pipelined training step, shared by its stages: the
+/// strategy's layouts, the cut into `stages` stages (-dist-assign-stages),
+/// and the whole step up to its optimizer updates, the microbatch loop
+/// kept.
+void buildPipelinedStepPipeline(mlir::OpPassManager &pm,
+                                llvm::StringRef strategy, int64_t stages,
+                                const TrainingStepPipelineOptions &train);
+
+/// The second half, on a copy of the first half's module: stage `stage`'s
+/// part (-dist-split-stages), its units in schedule order, then
+/// propagation and, with `partition`, the program of one device.
+void buildStagePipeline(mlir::OpPassManager &pm, int64_t stage, int64_t stages,
+                        llvm::StringRef schedule, llvm::StringRef recompute,
+                        bool partition);
+
 struct ToLinalgPipelineOptions
     : public mlir::PassPipelineOptions<ToLinalgPipelineOptions> {
   Option<std::string> entryName{

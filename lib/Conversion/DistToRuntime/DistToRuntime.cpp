@@ -87,10 +87,16 @@ public:
   explicit Lowering(ModuleOp module) : module(module), b(module.getContext()) {}
 
   LogicalResult run() {
+    // A pipelined step's stages are compiled one by one but bind together:
+    // the driver seeds every stage with the same groups, in the same order.
+    if (auto seeded = module->getAttrOfType<ArrayAttr>(kCommGroupsAttrName))
+      for (Attribute g : seeded)
+        groups.push_back(cast<ArrayAttr>(g));
     SmallVector<Operation *> ops;
     module.walk([&](Operation *op) {
       if (isa<AllReduceOp, AllGatherOp, ReduceScatterOp, AllToAllOp,
-              BroadcastOp, TakeShardOp, CollectivePermuteOp>(op))
+              BroadcastOp, TakeShardOp, CollectivePermuteOp, SendOp,
+              RecvOp>(op))
         ops.push_back(op);
     });
     for (Operation *op : ops)
@@ -139,6 +145,8 @@ private:
     if (isa<CollectivePermuteOp>(op))
       return op->emitError("collective_permute has no CPU lowering yet "
                            "(pipeline parallelism is a later feature)");
+    if (isa<SendOp, RecvOp>(op))
+      return lowerTransfer(op);
     Value input = op->getOperand(0);
     auto in = cast<RankedTensorType>(input.getType());
     auto out = cast<RankedTensorType>(op->getResult(0).getType());
@@ -213,6 +221,45 @@ private:
     op->erase();
     calls.push_back(CollectiveCallAttr::get(b.getContext(), kind, group,
                                             in.getNumElements() * es));
+    return success();
+  }
+
+  /// dist.send: loom_coll_send(src, bytes, peer, tag, group); dist.recv:
+  /// loom_coll_recv(dst, bytes, peer, tag, group) into a fresh buffer.
+  LogicalResult lowerTransfer(Operation *op) {
+    bool send = isa<SendOp>(op);
+    auto type = cast<RankedTensorType>(send ? op->getOperand(0).getType()
+                                            : op->getResult(0).getType());
+    Type element = type.getElementType();
+    if (dtypeCode(element) == LOOM_DTYPE_INVALID)
+      return op->emitError("transfers of ")
+             << element << " are not supported by the runtime";
+    int64_t bytes = type.getNumElements() * elementBytes(element);
+    auto memrefType = MemRefType::get(type.getShape(), element);
+    Value buffer;
+    if (send)
+      buffer = b.create<bufferization::ToMemrefOp>(loc, memrefType,
+                                                   op->getOperand(0));
+    else
+      buffer = b.create<memref::AllocOp>(loc, memrefType,
+                                         b.getI64IntegerAttr(64));
+    Value ptr = b.create<memref::ExtractAlignedPointerAsIndexOp>(loc, buffer);
+    auto peer = op->getAttrOfType<IntegerAttr>("peer").getInt();
+    auto tag = op->getAttrOfType<IntegerAttr>("tag").getInt();
+    int32_t group = groupIndex(op->getAttrOfType<ArrayAttr>("mesh_axes"));
+    SmallVector<Value> args{ptr, i64(bytes), i64(peer), i64(tag), i32(group)};
+    StringRef kind = send ? "send" : "recv";
+    std::string symbol = (LOOM_COLLECTIVE_SYMBOL_PREFIX + kind).str();
+    func::FuncOp callee = declare(symbol, ValueRange(args).getTypes(), {});
+    b.create<func::CallOp>(loc, callee, args);
+    if (!send) {
+      Value result = b.create<bufferization::ToTensorOp>(
+          loc, type, buffer, /*restrict=*/true, /*writable=*/true);
+      op->getResult(0).replaceAllUsesWith(result);
+    }
+    op->erase();
+    calls.push_back(
+        CollectiveCallAttr::get(b.getContext(), kind, group, bytes));
     return success();
   }
 

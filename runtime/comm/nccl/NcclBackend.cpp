@@ -852,6 +852,10 @@ const loom_comm_backend_ops backendOps = {
     reduceScatter,
     allToAll,
     broadcast,
+    // Pipeline transfers need sends that never wait for their receiver
+    // (CommBackend.h); on NCCL that takes a stream of their own: not yet.
+    nullptr,
+    nullptr,
 };
 
 } // namespace

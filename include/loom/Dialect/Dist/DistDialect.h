@@ -32,6 +32,10 @@ inline constexpr llvm::StringLiteral kSPMDAttrName =
     DistDialect::SpmdAttrHelper::getNameStr();
 inline constexpr llvm::StringLiteral kStageAttrName =
     DistDialect::StageAttrHelper::getNameStr();
+inline constexpr llvm::StringLiteral kBackwardAttrName =
+    DistDialect::BackwardAttrHelper::getNameStr();
+inline constexpr llvm::StringLiteral kPipelineAttrName =
+    DistDialect::PipelineAttrHelper::getNameStr();
 inline constexpr llvm::StringLiteral kPlanAttrName =
     DistDialect::PlanAttrHelper::getNameStr();
 inline constexpr llvm::StringLiteral kCommGroupsAttrName =

@@ -21,8 +21,8 @@
  * compiled programs may import a new symbol, and the minimum moves when the
  * entry calling convention or an existing symbol changes incompatibly.
  * 2: loom_kernel_gemm_const_b_f32. 3: the loom_coll_* collectives
- * (Collectives.h). */
-#define LOOM_RUNTIME_ABI_VERSION 3
+ * (Collectives.h). 4: loom_coll_send and loom_coll_recv (pipelines). */
+#define LOOM_RUNTIME_ABI_VERSION 4
 #define LOOM_RUNTIME_ABI_MIN_VERSION 1
 
 /* The runtime ABI at which each import appeared: a program that imports it
@@ -30,13 +30,17 @@
 #define LOOM_RUNTIME_ABI_BASE 1
 #define LOOM_RUNTIME_ABI_GEMM_CONST_B 2
 #define LOOM_RUNTIME_ABI_COLLECTIVES 3
+#define LOOM_RUNTIME_ABI_TRANSFERS 4
 
 /* The manifest formats this runtime reads ("format_version"); 2 added the
  * mesh, groups, collectives and sharded tensors of distributed artifacts, 3
  * the training object and the parameter keys init and update
- * (docs/Training.md). Optional keys (such as target.device) come without a
- * new version: readers ignore keys they do not know. */
-#define LOOM_ARTIFACT_FORMAT_VERSION 3
+ * (docs/Training.md), 4 pipelined artifacts: a manifest whose "pipeline"
+ * object maps every rank to a stage directory holding an artifact of its
+ * own. Optional keys (such as target.device) come without a new version:
+ * readers ignore keys they do not know. */
+#define LOOM_ARTIFACT_FORMAT_VERSION 4
+#define LOOM_ARTIFACT_FORMAT_PIPELINE 4
 #define LOOM_ARTIFACT_FORMAT_MIN_VERSION 1
 
 /*===--------------------------------------------------------------------===*/
@@ -148,7 +152,10 @@ typedef enum loom_collective_kind {
   LOOM_COLLECTIVE_ALL_TO_ALL = 3,
   LOOM_COLLECTIVE_BROADCAST = 4,
   LOOM_COLLECTIVE_TAKE_SHARD = 5,
-  LOOM_COLLECTIVE_NUM_KINDS = 6,
+  /* Point to point between pipeline stages (loom_coll_send/recv). */
+  LOOM_COLLECTIVE_SEND = 6,
+  LOOM_COLLECTIVE_RECV = 7,
+  LOOM_COLLECTIVE_NUM_KINDS = 8,
 } loom_collective_kind;
 
 #endif /* LOOM_RUNTIME_ABI_H */

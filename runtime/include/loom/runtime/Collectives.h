@@ -69,6 +69,15 @@ void loom_coll_broadcast(const void *src, void *dst, int64_t bytes,
 void loom_coll_take_shard(const void *src, void *dst, int64_t outer,
                           int64_t chunk_bytes, int32_t group);
 
+/* Pipeline transfers: sends `bytes` bytes at `src` to member `peer` of the
+ * group under `tag`, without waiting for the receiver; receives into `dst`
+ * what member `peer` sent under `tag` (the sizes must agree). In a group of
+ * one rank they fail: a stage has no peer there. */
+void loom_coll_send(const void *src, int64_t bytes, int64_t peer, int64_t tag,
+                    int32_t group);
+void loom_coll_recv(void *dst, int64_t bytes, int64_t peer, int64_t tag,
+                    int32_t group);
+
 /* This rank's index i within group `group` (0 when no communicator is
  * bound). */
 int64_t loom_coll_axis_index(int32_t group);

@@ -34,8 +34,8 @@ extern "C" {
 
 /* Version of loom_comm_backend_ops; a plugin with another one is refused,
  * with a message naming both. 2 added the `stream` argument of the
- * operations that move data. */
-#define LOOM_COMM_BACKEND_ABI_VERSION 2
+ * operations that move data; 3 added `send` and `recv`. */
+#define LOOM_COMM_BACKEND_ABI_VERSION 3
 
 /* What the runtime lends a backend to set up one group. */
 typedef struct loom_comm_bootstrap {
@@ -79,6 +79,14 @@ typedef struct loom_comm_backend_ops {
   /* dst on every rank = src on rank `root` (`src` is read on root only). */
   int (*broadcast)(void *group, const void *src, void *dst, size_t bytes,
                    int root, void *stream, char *err, size_t err_len);
+  /* Sends `bytes` bytes to rank `peer` under `tag` without waiting for the
+   * receiver: `src` may be reused when this returns. Sends with one tag
+   * between two ranks arrive in order. */
+  int (*send)(void *group, const void *src, size_t bytes, int peer, int tag,
+              void *stream, char *err, size_t err_len);
+  /* Waits for the matching send of rank `peer` (same tag, same size). */
+  int (*recv)(void *group, void *dst, size_t bytes, int peer, int tag,
+              void *stream, char *err, size_t err_len);
 } loom_comm_backend_ops;
 
 /* The symbol a backend plugin exports (libloom_comm_<name>.so exports

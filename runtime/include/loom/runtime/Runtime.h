@@ -57,6 +57,14 @@ loom_program *loom_program_load_with_flags(const char *artifact_dir,
                                            unsigned flags, char *err,
                                            size_t err_len);
 
+/* Loads what rank `rank` runs: for a pipelined artifact (a manifest with a
+ * "pipeline" object, docs/Artifact.md) the stage its "rank_stage" names,
+ * else the artifact itself. loom_program_load refuses pipelined artifacts,
+ * whose stages differ by rank. */
+loom_program *loom_program_load_rank(const char *artifact_dir, int rank,
+                                     unsigned flags, char *err,
+                                     size_t err_len);
+
 /* Unloads the program; NULL is ignored. */
 void loom_program_free(loom_program *program);
 

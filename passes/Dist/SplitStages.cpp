@@ -1,0 +1,348 @@
+//===- SplitStages.cpp - One pipeline stage of a training step ------------===//
+//
+// -dist-split-stages{stage=s}: every stage's module starts as the same
+// whole step; each keeps its own part. Every op gets a home: a stage, or
+// "everywhere" for what any stage can compute alone (arguments,
+// parameters, constants and what follows from them only). Ops of the
+// microbatch loop carry their stage (forward ops from -dist-assign-stages,
+// backward ops from the gradient builder); the others go where their
+// operands are, and where operands live on several stages, to the stage
+// that receives the fewest bytes. A value used away from its home crosses
+// as dist.send/dist.recv. Every stage runs this same analysis on the same
+// IR, so the transfer list, and with it every tag, is the same on all.
+//
+//===----------------------------------------------------------------------===//
+
+#include "loom/Dialect/Dist/DistOps.h"
+#include "loom/Dialect/NN/NNOps.h"
+#include "loom/Interfaces/Cost.h"
+#include "loom/Passes/Dist/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/MapVector.h"
+
+namespace loom {
+#define GEN_PASS_DEF_DISTSPLITSTAGES
+#include "Dist/DistPasses.h.inc"
+} // namespace loom
+
+using namespace mlir;
+using namespace loom;
+using namespace loom::dist;
+
+namespace {
+
+/// The home of what every stage can compute by itself.
+constexpr int64_t kEverywhere = -1;
+
+/// The loss and the gradient norm: the step's first two results, which
+/// every stage returns.
+constexpr unsigned kSharedResults = 2;
+
+struct Transfer {
+  Value value;
+  int64_t from, to;
+  /// The first op on `to` that uses the value.
+  Operation *consumer;
+};
+
+class Splitter {
+public:
+  Splitter(func::FuncOp fn, int64_t stages, int64_t stage, StringRef axis)
+      : fn(fn), stages(stages), stage(stage), axis(axis) {}
+
+  LogicalResult run(MeshOp mesh) {
+    if (failed(analyze()))
+      return failure();
+    rewrite(mesh);
+    return success();
+  }
+
+private:
+  int64_t home(Value v) const {
+    auto it = homes.find(v);
+    return it == homes.end() ? kEverywhere : it->second;
+  }
+  int64_t home(Operation *op) const {
+    auto it = opHomes.find(op);
+    return it == opHomes.end() ? kEverywhere : it->second;
+  }
+  bool kept(Operation *op) const {
+    int64_t h = home(op);
+    return h == kEverywhere || h == stage;
+  }
+
+  /// Where an op without a stage of its own runs: with its operands, or
+  /// among their stages the one that receives the fewest bytes.
+  int64_t combine(Operation *op) const {
+    llvm::MapVector<int64_t, int64_t> bytesAt;
+    for (Value v : op->getOperands())
+      if (int64_t h = home(v); h != kEverywhere)
+        bytesAt[h] += getTensorBytes(v.getType());
+    if (bytesAt.empty())
+      return kEverywhere;
+    int64_t total = 0;
+    for (auto &[s, bytes] : bytesAt)
+      total += bytes;
+    int64_t best = kEverywhere, bestMoved = 0;
+    for (auto &[s, bytes] : bytesAt) {
+      int64_t moved = total - bytes;
+      if (best == kEverywhere || moved < bestMoved ||
+          (moved == bestMoved && s < best)) {
+        best = s;
+        bestMoved = moved;
+      }
+    }
+    return best;
+  }
+
+  void need(Value v, int64_t at, Operation *consumer) {
+    int64_t from = home(v);
+    if (from == kEverywhere || from == at)
+      return;
+    if (!needed.insert({{v, at}, transfers.size()}).second)
+      return;
+    transfers.push_back({v, from, at, consumer});
+  }
+
+  void place(Operation *op, int64_t h) {
+    opHomes[op] = h;
+    for (Value r : op->getResults())
+      if (h != kEverywhere)
+        homes[r] = h;
+    if (h == kEverywhere)
+      return;
+    for (Value v : op->getOperands())
+      need(v, h, op);
+  }
+
+  LogicalResult analyze() {
+    Block &body = fn.getBody().front();
+    for (Operation &op : body)
+      if (auto l = dyn_cast<MicrobatchesOp>(op)) {
+        if (loop)
+          return fn.emitError("a pipelined step has one microbatch loop, '")
+                 << fn.getName() << "' has several";
+        loop = l;
+      }
+    if (!loop)
+      return fn.emitError("cannot split '")
+             << fn.getName()
+             << "' into pipeline stages: it has no microbatch loop (build "
+                "the training step with microbatches)";
+    ret = cast<func::ReturnOp>(body.getTerminator());
+    for (Operation &op : body) {
+      if (&op == ret.getOperation())
+        break;
+      if (&op != loop.getOperation()) {
+        place(&op, combine(&op));
+        continue;
+      }
+      for (Operation &inner : loop.getBodyBlock().without_terminator()) {
+        auto marked = inner.getAttrOfType<IntegerAttr>(kStageAttrName);
+        if (marked && marked.getInt() >= stages)
+          return inner.emitError("op is marked for pipeline stage ")
+                 << marked.getInt() << " but the step has " << stages
+                 << " stages";
+        place(&inner, marked ? marked.getInt() : combine(&inner));
+      }
+      // A loop result lives where its yielded value does.
+      opHomes[loop] = kEverywhere;
+      for (auto [r, y] : llvm::zip(loop.getResults(),
+                                   loop.getYield().getValues()))
+        if (int64_t h = home(y); h != kEverywhere)
+          homes[r] = h;
+    }
+    if (ret.getNumOperands() < kSharedResults)
+      return fn.emitError("a pipelined step returns the loss and the "
+                          "gradient norm first");
+    for (unsigned i = 0; i < kSharedResults; ++i)
+      for (int64_t s = 0; s < stages; ++s)
+        need(ret.getOperand(i), s, ret);
+    return checkTied();
+  }
+
+  /// A parameter two stages use would need two copies kept equal.
+  LogicalResult checkTied() {
+    for (auto param : fn.getBody().front().getOps<nn::ParameterOp>()) {
+      int64_t first = kEverywhere;
+      for (Operation *user : param->getUsers()) {
+        int64_t h = home(user);
+        if (h == kEverywhere)
+          continue;
+        if (first == kEverywhere)
+          first = h;
+        else if (h != first)
+          return param.emitError("parameter '")
+                 << param.getName() << "' is used by pipeline stages "
+                 << std::min(first, h) << " and " << std::max(first, h)
+                 << ": parameters shared across stages (tied embeddings) "
+                    "are not supported yet; cut the model elsewhere or untie "
+                    "them";
+      }
+    }
+    return success();
+  }
+
+  void rewrite(MeshOp mesh) {
+    MLIRContext *ctx = fn.getContext();
+    OpBuilder b(ctx);
+    auto meshRef = FlatSymbolRefAttr::get(mesh.getSymNameAttr());
+    ArrayAttr axes = b.getStrArrayAttr({axis});
+    auto backward = [](Operation *op) {
+      return op && op->hasAttr(kBackwardAttrName);
+    };
+    // Sends right after what they send (in transfer order), receives right
+    // before their first consumer.
+    llvm::DenseMap<Operation *, Operation *> lastSend;
+    for (auto [tag, t] : llvm::enumerate(transfers)) {
+      Location loc = t.value.getLoc();
+      if (t.from == stage) {
+        Operation *def = t.value.getDefiningOp();
+        Operation *after = lastSend.lookup(def);
+        b.setInsertionPointAfter(after ? after : def);
+        auto send = b.create<SendOp>(loc, t.value, meshRef, axes,
+                                     b.getI64IntegerAttr(t.to),
+                                     b.getI64IntegerAttr(tag));
+        if (backward(def))
+          send->setAttr(kBackwardAttrName, b.getUnitAttr());
+        lastSend[def] = send;
+      } else if (t.to == stage) {
+        b.setInsertionPoint(t.consumer);
+        auto recv = b.create<RecvOp>(loc, t.value.getType(), meshRef, axes,
+                                     b.getI64IntegerAttr(t.from),
+                                     b.getI64IntegerAttr(tag));
+        if (backward(t.consumer))
+          recv->setAttr(kBackwardAttrName, b.getUnitAttr());
+        t.value.replaceUsesWithIf(recv.getResult(), [&](OpOperand &use) {
+          Operation *user = use.getOwner();
+          return user == ret.getOperation() || home(user) == stage;
+        });
+      }
+    }
+    rewriteReturn(b);
+    rewriteLoop(b);
+    // What another stage computes goes, consumers first.
+    auto drop = [&](Block &block) {
+      for (Operation &op :
+           llvm::make_early_inc_range(llvm::reverse(block.getOperations())))
+        if (!op.hasTrait<OpTrait::IsTerminator>() && !isa<SendOp, RecvOp>(op) &&
+            !kept(&op) && op.use_empty())
+          op.erase();
+    };
+    drop(loop.getBodyBlock());
+    drop(fn.getBody().front());
+    for (auto param : llvm::make_early_inc_range(
+             fn.getBody().front().getOps<nn::ParameterOp>()))
+      if (param->use_empty())
+        param.erase();
+  }
+
+  /// The loss and the norm on every stage, and this stage's updates.
+  void rewriteReturn(OpBuilder &b) {
+    SmallVector<Value> operands;
+    SmallVector<DictionaryAttr> attrs;
+    for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
+      int64_t h = home(v);
+      if (i < kSharedResults || h == stage ||
+          (h == kEverywhere && stage == 0)) {
+        operands.push_back(v);
+        attrs.push_back(fn.getResultAttrDict(i));
+      }
+    }
+    b.setInsertionPoint(ret);
+    auto newRet = b.create<func::ReturnOp>(ret.getLoc(), operands);
+    ret.erase();
+    ret = newRet;
+    fn.setType(FunctionType::get(fn.getContext(), fn.getArgumentTypes(),
+                                 ValueRange(operands).getTypes()));
+    for (auto [i, a] : llvm::enumerate(attrs))
+      fn.setResultAttrs(i, a);
+  }
+
+  /// The loop yields what this stage makes.
+  void rewriteLoop(OpBuilder &b) {
+    YieldOp yield = loop.getYield();
+    SmallVector<Value> values;
+    SmallVector<unsigned> keptResults;
+    for (auto [i, v] : llvm::enumerate(yield.getValues())) {
+      int64_t h = home(v);
+      if (h == kEverywhere || h == stage) {
+        values.push_back(v);
+        keptResults.push_back(i);
+      }
+    }
+    b.setInsertionPoint(yield);
+    b.create<YieldOp>(yield.getLoc(), values);
+    yield.erase();
+    b.setInsertionPoint(loop);
+    auto newLoop =
+        b.create<MicrobatchesOp>(loop.getLoc(), ValueRange(values).getTypes(),
+                                 loop.getInputs(), loop.getCount());
+    newLoop->setDiscardableAttrs(loop->getDiscardableAttrDictionary());
+    newLoop.getBody().takeBody(loop.getBody());
+    for (auto [n, i] : llvm::enumerate(keptResults))
+      loop.getResult(i).replaceAllUsesWith(newLoop.getResult(n));
+    // (Sends of loop results stay after the old loop, so after the new.)
+    for (OpResult r : loop->getResults())
+      r.dropAllUses();
+    loop.erase();
+    loop = newLoop;
+  }
+
+  func::FuncOp fn;
+  int64_t stages, stage;
+  StringRef axis;
+  MicrobatchesOp loop;
+  func::ReturnOp ret;
+  llvm::DenseMap<Value, int64_t> homes;
+  llvm::DenseMap<Operation *, int64_t> opHomes;
+  SmallVector<Transfer> transfers;
+  llvm::DenseMap<std::pair<Value, int64_t>, size_t> needed;
+};
+
+struct DistSplitStagesPass
+    : loom::impl::DistSplitStagesBase<DistSplitStagesPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    int64_t stages = this->stages, stage = this->stage;
+    if (stages < 2 || stage < 0 || stage >= stages) {
+      module.emitError("-dist-split-stages: stage ")
+          << stage << " of " << stages
+          << " stages (a pipeline has at least 2)";
+      return signalPassFailure();
+    }
+    if (!symbolizeSchedule(schedule)) {
+      module.emitError("-dist-split-stages: unknown schedule '")
+          << schedule << "' (gpipe, 1f1b, interleaved, zb1p)";
+      return signalPassFailure();
+    }
+    auto meshes = module.getOps<MeshOp>();
+    if (meshes.empty()) {
+      module.emitError("-dist-split-stages: the module declares no mesh");
+      return signalPassFailure();
+    }
+    MeshOp mesh = *meshes.begin();
+    MeshAxisAttr meshAxis = mesh.getAxis(axis);
+    if (!meshAxis || meshAxis.getSize() != stages) {
+      module.emitError("-dist-split-stages: the mesh needs an axis \"")
+          << axis << "\" of size " << stages;
+      return signalPassFailure();
+    }
+    int64_t microbatches = 0;
+    for (auto fn : module.getOps<func::FuncOp>()) {
+      if (!fn.isPublic() || fn.isExternal())
+        continue;
+      if (failed(Splitter(fn, stages, stage, axis).run(mesh)))
+        return signalPassFailure();
+      fn.walk([&](MicrobatchesOp l) { microbatches = l.getCount(); });
+    }
+    module->setAttr(kPipelineAttrName,
+                    PipelineAttr::get(&getContext(), stage, stages,
+                                      std::max<int64_t>(microbatches, 1),
+                                      schedule, recompute, axis));
+  }
+};
+} // namespace
