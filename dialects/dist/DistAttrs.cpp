@@ -41,10 +41,10 @@ LogicalResult PlanAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
-LogicalResult
-PipelineAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                     int64_t stage, int64_t stages, int64_t microbatches,
-                     StringRef schedule, StringRef recompute, StringRef axis) {
+LogicalResult PipelineAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                   int64_t stage, int64_t stages,
+                                   int64_t microbatches, StringRef schedule,
+                                   StringRef recompute, StringRef axis) {
   if (stages < 1 || stage < 0 || stage >= stages)
     return emitError() << "stage " << stage << " is not one of " << stages
                        << " stages";

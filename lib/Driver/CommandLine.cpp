@@ -314,10 +314,11 @@ struct CommandLine {
       return "";
     for (const llvm::cl::Option *o :
          std::initializer_list<const llvm::cl::Option *>{
-             &loss, &logits, &labels, &optimizer, &lr, &momentum, &beta1,
-             &beta2, &eps, &weightDecay, &lrSchedule, &warmup, &decaySteps,
-             &minLr, &gradAccum, &microbatches, &schedule, &recompute,
-             &clipGradNorm, &zero, &freeze})
+             &loss,         &logits,   &labels,     &optimizer,    &lr,
+             &momentum,     &beta1,    &beta2,      &eps,          &weightDecay,
+             &lrSchedule,   &warmup,   &decaySteps, &minLr,        &gradAccum,
+             &microbatches, &schedule, &recompute,  &clipGradNorm, &zero,
+             &freeze})
       if (o->getNumOccurrences())
         return ("--" + o->ArgStr).str();
     return "";

@@ -109,9 +109,9 @@ static SmallVector<int64_t> rankStages(dist::MeshOp mesh) {
   return stages;
 }
 
-LogicalResult loom::driver::emitPipelined(
-    MutableArrayRef<OwningOpRef<ModuleOp>> stages, const Options &options,
-    llvm::raw_ostream *os) {
+LogicalResult
+loom::driver::emitPipelined(MutableArrayRef<OwningOpRef<ModuleOp>> stages,
+                            const Options &options, llvm::raw_ostream *os) {
   if (os) {
     for (auto [s, stage] : llvm::enumerate(stages)) {
       *os << "// ----- pipeline stage " << s << " of " << stages.size()
@@ -139,9 +139,9 @@ LogicalResult loom::driver::emitPipelined(
       first->getAttrOfType<dist::PipelineAttr>(dist::kPipelineAttrName);
   seedGroups(stages);
 
-  std::string tmp = (out + ".tmp-pipeline-" +
-                     Twine(llvm::sys::Process::getProcessId()))
-                        .str();
+  std::string tmp =
+      (out + ".tmp-pipeline-" + Twine(llvm::sys::Process::getProcessId()))
+          .str();
   llvm::sys::fs::remove_directories(tmp);
   if (std::error_code ec = llvm::sys::fs::create_directories(tmp))
     return emitError(loc) << "cannot create '" << tmp << "': " << ec.message();
@@ -172,13 +172,12 @@ LogicalResult loom::driver::emitPipelined(
       {"producer", "loomc " LOOM_VERSION},
       {"model", llvm::sys::path::filename(options.inputFile)},
       {"pipeline",
-       llvm::json::Object{
-           {"axis", pipeline.getAxis()},
-           {"schedule", pipeline.getSchedule()},
-           {"microbatches", pipeline.getMicrobatches()},
-           {"recompute", pipeline.getRecompute()},
-           {"stages", std::move(stageDirs)},
-           {"rank_stage", llvm::json::Array(ranks)}}}};
+       llvm::json::Object{{"axis", pipeline.getAxis()},
+                          {"schedule", pipeline.getSchedule()},
+                          {"microbatches", pipeline.getMicrobatches()},
+                          {"recompute", pipeline.getRecompute()},
+                          {"stages", std::move(stageDirs)},
+                          {"rank_stage", llvm::json::Array(ranks)}}}};
   std::string text;
   llvm::raw_string_ostream textOs(text);
   textOs << llvm::formatv("{0:2}", llvm::json::Value(std::move(manifest)))
@@ -198,8 +197,8 @@ LogicalResult loom::driver::emitPipelined(
   if (llvm::sys::fs::exists(out)) {
     old = (out + ".old-" + Twine(llvm::sys::Process::getProcessId())).str();
     if (std::error_code e = llvm::sys::fs::rename(out, old))
-      return emitError(loc) << "cannot replace '" << out << "': "
-                            << e.message(),
+      return emitError(loc)
+                 << "cannot replace '" << out << "': " << e.message(),
              cleanup();
   }
   if (std::error_code e = llvm::sys::fs::rename(tmp, out)) {

@@ -155,8 +155,8 @@ void loom::buildDistributionPipeline(OpPassManager &pm,
 }
 
 void loom::buildPipelinedStepPipeline(
-    OpPassManager &pm, StringRef strategy,
-    int64_t stages, const TrainingStepPipelineOptions &train) {
+    OpPassManager &pm, StringRef strategy, int64_t stages,
+    const TrainingStepPipelineOptions &train) {
   DistApplyStrategyOptions apply;
   apply.strategy = strategy.str();
   pm.addPass(createDistApplyStrategy(apply));

@@ -145,12 +145,11 @@ struct DistAssignStagesPass
       if (!fn.isPublic() || fn.isExternal())
         continue;
       bool marked = false;
-      fn.walk([&](Operation *op) {
-        marked |= op->hasAttr(dist::kStageAttrName);
-      });
-      if (failed(marked ? checkMarked(fn, stages)
-                        : stages > 1 ? assign(fn, stages)
-                                     : success()))
+      fn.walk(
+          [&](Operation *op) { marked |= op->hasAttr(dist::kStageAttrName); });
+      if (failed(marked       ? checkMarked(fn, stages)
+                 : stages > 1 ? assign(fn, stages)
+                              : success()))
         return signalPassFailure();
     }
   }

@@ -149,8 +149,8 @@ private:
       }
       // A loop result lives where its yielded value does.
       opHomes[loop] = kEverywhere;
-      for (auto [r, y] : llvm::zip(loop.getResults(),
-                                   loop.getYield().getValues()))
+      for (auto [r, y] :
+           llvm::zip(loop.getResults(), loop.getYield().getValues()))
         if (int64_t h = home(y); h != kEverywhere)
           homes[r] = h;
     }
@@ -310,8 +310,7 @@ struct DistSplitStagesPass
     int64_t stages = this->stages, stage = this->stage;
     if (stages < 2 || stage < 0 || stage >= stages) {
       module.emitError("-dist-split-stages: stage ")
-          << stage << " of " << stages
-          << " stages (a pipeline has at least 2)";
+          << stage << " of " << stages << " stages (a pipeline has at least 2)";
       return signalPassFailure();
     }
     if (!symbolizeSchedule(schedule)) {

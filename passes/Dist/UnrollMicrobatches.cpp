@@ -101,8 +101,8 @@ LogicalResult unroll(dist::MicrobatchesOp loop, dist::PipelineAttr pipeline) {
       return loop.emitOpError("the '")
              << pipeline.getSchedule()
              << "' schedule is not implemented yet (gpipe, 1f1b)";
-    units = scheduleUnits(*schedule, pipeline.getStage(),
-                          pipeline.getStages(), count);
+    units = scheduleUnits(*schedule, pipeline.getStage(), pipeline.getStages(),
+                          count);
   } else {
     for (int64_t k = 0; k < count; ++k)
       units.push_back({k, false});
@@ -150,9 +150,10 @@ struct DistUnrollMicrobatchesPass
     Operation *top = getOperation();
     auto module = isa<ModuleOp>(top) ? cast<ModuleOp>(top)
                                      : top->getParentOfType<ModuleOp>();
-    auto pipeline = module ? module->getAttrOfType<dist::PipelineAttr>(
-                                 dist::kPipelineAttrName)
-                           : dist::PipelineAttr();
+    auto pipeline =
+        module
+            ? module->getAttrOfType<dist::PipelineAttr>(dist::kPipelineAttrName)
+            : dist::PipelineAttr();
     for (dist::MicrobatchesOp loop : loops)
       if (failed(unroll(loop, pipeline)))
         return signalPassFailure();

@@ -102,8 +102,8 @@ LogicalResult loom::buildGradients(OpBuilder &b, Location loc,
              << op->getName() << "': it has no gradient rule";
     SmallVector<Value> operandGrads(op->getNumOperands());
     Operation *before = lastBefore();
-    auto markThisOp = llvm::make_scope_exit(
-        [&] { mark(before, op->getAttr("dist.stage")); });
+    auto markThisOp =
+        llvm::make_scope_exit([&] { mark(before, op->getAttr("dist.stage")); });
     if (failed(vjp.buildVJP(b, resultGrads, operandGrads)))
       return op->emitError("the gradient rule of '")
              << op->getName() << "' failed";

@@ -25,8 +25,8 @@ using namespace loom::rt;
 
 namespace {
 const char *const kindNames[LOOM_COLLECTIVE_NUM_KINDS] = {
-    "all_reduce", "all_gather", "reduce_scatter",
-    "all_to_all", "broadcast",  "take_shard", "send", "recv"};
+    "all_reduce", "all_gather", "reduce_scatter", "all_to_all",
+    "broadcast",  "take_shard", "send",           "recv"};
 
 struct KindStats {
   int64_t calls = 0;

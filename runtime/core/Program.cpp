@@ -266,8 +266,8 @@ bool pipelineStage(const std::string &text, const std::string &dir, int rank,
   if (!pipeline || pipeline->isNull())
     return true;
   std::string where = "artifact '" + dir + "': pipeline";
-  const json::Value *stages = pipeline->isObject() ? pipeline->find("stages")
-                                                   : nullptr;
+  const json::Value *stages =
+      pipeline->isObject() ? pipeline->find("stages") : nullptr;
   const json::Value *ranks =
       pipeline->isObject() ? pipeline->find("rank_stage") : nullptr;
   if (!stages || !stages->isArray() || stages->getArray().empty() || !ranks ||
@@ -313,8 +313,8 @@ extern "C" loom_program *loom_program_load_rank(const char *artifactDir,
   struct stat st;
   constexpr size_t maxManifestSize = 64u << 20;
   if (::stat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode) &&
-      readFileToString(joinPath(dir, LOOM_MANIFEST_FILE), maxManifestSize,
-                       text, error)) {
+      readFileToString(joinPath(dir, LOOM_MANIFEST_FILE), maxManifestSize, text,
+                       error)) {
     if (!pipelineStage(text, dir, rank, stageDir, error))
       return fail(nullptr, error, err, errLen);
   }

@@ -95,8 +95,8 @@ public:
     SmallVector<Operation *> ops;
     module.walk([&](Operation *op) {
       if (isa<AllReduceOp, AllGatherOp, ReduceScatterOp, AllToAllOp,
-              BroadcastOp, TakeShardOp, CollectivePermuteOp, SendOp,
-              RecvOp>(op))
+              BroadcastOp, TakeShardOp, CollectivePermuteOp, SendOp, RecvOp>(
+              op))
         ops.push_back(op);
     });
     for (Operation *op : ops)
@@ -241,8 +241,8 @@ private:
       buffer = b.create<bufferization::ToMemrefOp>(loc, memrefType,
                                                    op->getOperand(0));
     else
-      buffer = b.create<memref::AllocOp>(loc, memrefType,
-                                         b.getI64IntegerAttr(64));
+      buffer =
+          b.create<memref::AllocOp>(loc, memrefType, b.getI64IntegerAttr(64));
     Value ptr = b.create<memref::ExtractAlignedPointerAsIndexOp>(loc, buffer);
     auto peer = op->getAttrOfType<IntegerAttr>("peer").getInt();
     auto tag = op->getAttrOfType<IntegerAttr>("tag").getInt();

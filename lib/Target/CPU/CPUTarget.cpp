@@ -39,12 +39,11 @@ public:
       executable.runtimeABI = LOOM_RUNTIME_ABI_GEMM_CONST_B;
     for (auto fn : module.getOps<LLVM::LLVMFuncOp>())
       if (fn.getName().starts_with(LOOM_COLLECTIVE_SYMBOL_PREFIX))
-        executable.runtimeABI =
-            std::max<int>(executable.runtimeABI,
-                          fn.getName().ends_with("_send") ||
-                                  fn.getName().ends_with("_recv")
-                              ? LOOM_RUNTIME_ABI_TRANSFERS
-                              : LOOM_RUNTIME_ABI_COLLECTIVES);
+        executable.runtimeABI = std::max<int>(
+            executable.runtimeABI,
+            fn.getName().ends_with("_send") || fn.getName().ends_with("_recv")
+                ? LOOM_RUNTIME_ABI_TRANSFERS
+                : LOOM_RUNTIME_ABI_COLLECTIVES);
     // Nothing of dist is left but the mesh, which LLVM IR has no use for.
     for (auto mesh : llvm::make_early_inc_range(module.getOps<dist::MeshOp>()))
       mesh.erase();

@@ -271,9 +271,8 @@ int runRank(const Options &options) {
 
   // Load (each rank by itself), then bind (together).
   std::string problem;
-  self.program =
-      loom_program_load_rank(options.artifact.c_str(), self.rank, 0, message,
-                             sizeof(message));
+  self.program = loom_program_load_rank(options.artifact.c_str(), self.rank, 0,
+                                        message, sizeof(message));
   if (!self.program)
     problem = message;
   if (!self.agree(problem))
@@ -453,9 +452,9 @@ int main(int argc, char **argv) {
   if (options.info) {
     char message[4096];
     // A pipelined artifact describes itself by its first stage.
-    loom_program *program = loom_program_load_rank(
-        options.artifact.c_str(), 0, LOOM_LOAD_MANIFEST_ONLY, message,
-        sizeof(message));
+    loom_program *program = loom_program_load_rank(options.artifact.c_str(), 0,
+                                                   LOOM_LOAD_MANIFEST_ONLY,
+                                                   message, sizeof(message));
     if (!program)
       return error(message);
     printInfo(program);

@@ -62,8 +62,7 @@ loom_program *loom_program_load_with_flags(const char *artifact_dir,
  * else the artifact itself. loom_program_load refuses pipelined artifacts,
  * whose stages differ by rank. */
 loom_program *loom_program_load_rank(const char *artifact_dir, int rank,
-                                     unsigned flags, char *err,
-                                     size_t err_len);
+                                     unsigned flags, char *err, size_t err_len);
 
 /* Unloads the program; NULL is ignored. */
 void loom_program_free(loom_program *program);
