@@ -44,7 +44,8 @@ LogicalResult PlanAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 LogicalResult PipelineAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                    int64_t stage, int64_t stages,
                                    int64_t microbatches, StringRef schedule,
-                                   StringRef recompute, StringRef axis) {
+                                   StringRef recompute, StringRef axis,
+                                   int64_t chunks) {
   if (stages < 1 || stage < 0 || stage >= stages)
     return emitError() << "stage " << stage << " is not one of " << stages
                        << " stages";
@@ -53,11 +54,16 @@ LogicalResult PipelineAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                        << microbatches;
   if (!symbolizeSchedule(schedule))
     return emitError() << "unknown schedule '" << schedule << "'";
-  if (recompute != "off" && recompute != "full" && recompute != "selective")
+  if (!symbolizeRecompute(recompute))
     return emitError() << "recompute must be off, full or selective, not '"
                        << recompute << "'";
   if (axis.empty())
     return emitError() << "the pipeline axis is empty";
+  if (chunks < 1)
+    return emitError() << "chunks must be at least 1, got " << chunks;
+  if (chunks > 1 && schedule != "interleaved")
+    return emitError() << chunks << " chunks per stage need the interleaved "
+                       << "schedule, not '" << schedule << "'";
   return success();
 }
 

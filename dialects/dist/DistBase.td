@@ -191,8 +191,10 @@ def Dist_PipelineAttr : Dist_Attr<"Pipeline", "pipeline"> {
     Set on each stage's module by `-dist-split-stages`: the stage this
     module runs, the number of stages, the microbatches per step, the
     schedule that orders their forward and backward units (`gpipe`,
-    `1f1b`), the recomputation mode (`off`, `full`, `selective`) and the
-    mesh axis that indexes the stages.
+    `1f1b`, `interleaved`, `zb1p`), the recomputation mode (`off`, `full`,
+    `selective`), the mesh axis that indexes the stages and, for the
+    interleaved schedule, the model chunks each stage holds (virtual stage
+    `stage + c * stages` for chunk `c`; 1, the default, is not printed).
 
     ```mlir
     module attributes {dist.pipeline = #dist.pipeline<stage = 1, stages = 2,
@@ -203,7 +205,9 @@ def Dist_PipelineAttr : Dist_Attr<"Pipeline", "pipeline"> {
                         "int64_t":$microbatches,
                         StringRefParameter<"pipeline schedule">:$schedule,
                         StringRefParameter<"recomputation">:$recompute,
-                        StringRefParameter<"pipeline mesh axis">:$axis);
+                        StringRefParameter<"pipeline mesh axis">:$axis,
+                        DefaultValuedParameter<"int64_t", "1",
+                          "model chunks per stage">:$chunks);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
 }

@@ -29,4 +29,14 @@ def Dist_Schedule : I32EnumAttr<"Schedule",
   let cppNamespace = "::loom::dist";
   let genSpecializedAttr = 0;
 }
+
+def Dist_Recompute : I32EnumAttr<"Recompute",
+    "activation recomputation", [
+      I32EnumAttrCase<"Off", 0, "off">,
+      I32EnumAttrCase<"Full", 1, "full">,
+      I32EnumAttrCase<"Selective", 2, "selective">
+    ]> {
+  let cppNamespace = "::loom::dist";
+  let genSpecializedAttr = 0;
+}
 #endif // LOOM_DIST_ENUMS

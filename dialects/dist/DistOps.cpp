@@ -329,6 +329,26 @@ LogicalResult SendOp::verifySymbolUses(SymbolTableCollection &symbols) {
                     symbols);
 }
 
+LogicalResult SendOp::verify() {
+  ShardingAttr layout = getLayoutAttr();
+  if (!layout)
+    return success();
+  if (layout.getMesh() != getMeshAttr())
+    return emitOpError("layout names mesh ")
+           << layout.getMesh() << ", but the transfer runs over "
+           << getMeshAttr();
+  if (static_cast<int64_t>(layout.getDims().size()) !=
+      getInput().getType().getRank())
+    return emitOpError("layout has ")
+           << layout.getDims().size() << " dimensions, the value "
+           << getInput().getType().getRank();
+  for (Attribute a : getMeshAxes())
+    if (llvm::is_contained(layout.getAllAxes(), cast<StringAttr>(a)))
+      return emitOpError("layout splits the value along ")
+             << a << ", the axis it crosses";
+  return success();
+}
+
 LogicalResult RecvOp::verifySymbolUses(SymbolTableCollection &symbols) {
   return verifyPeer(*this, getMeshAttr(), getMeshAxes(), getPeer(), getTag(),
                     symbols);

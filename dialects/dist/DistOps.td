@@ -273,16 +273,25 @@ def Dist_SendOp : Dist_CollectiveOp<"send", [
     order of the units runs without deadlock. It has effects, so it is
     neither erased nor merged.
 
+    `layout`, when given, is how the value crosses: each device sends its
+    own block of it in that layout (split along the data axes, say), and
+    the matching `dist.recv` records the same layout on its result, so
+    nothing is gathered to cross a stage boundary. Without it the value
+    crosses whole.
+
     ```mlir
-    dist.send %act to 1 over @m ["pp"] tag = 3 : tensor<8x16x32xf32>
+    dist.send %act to 1 over @m ["pp"] tag = 3
+        layout <@m, [{"dp"}, {}, {} ]> : tensor<8x16x32xf32>
     ```
   }];
   let arguments = (ins AnyRankedTensor:$input, FlatSymbolRefAttr:$mesh,
-                       StrArrayAttr:$mesh_axes, I64Attr:$peer, I64Attr:$tag);
+                       StrArrayAttr:$mesh_axes, I64Attr:$peer, I64Attr:$tag,
+                       OptionalAttr<Dist_ShardingAttr>:$layout);
   let assemblyFormat = [{
-    $input `to` $peer `over` $mesh $mesh_axes `tag` `=` $tag attr-dict `:`
-      type($input)
+    $input `to` $peer `over` $mesh $mesh_axes `tag` `=` $tag
+      (`layout` $layout^)? attr-dict `:` type($input)
   }];
+  let hasVerifier = 1;
 }
 
 def Dist_RecvOp : Dist_CollectiveOp<"recv", [
@@ -304,6 +313,32 @@ def Dist_RecvOp : Dist_CollectiveOp<"recv", [
     `from` $peer `over` $mesh $mesh_axes `tag` `=` $tag attr-dict `:`
       type($result)
   }];
+}
+
+//===----------------------------------------------------------------------===//
+// Recomputation
+//===----------------------------------------------------------------------===//
+
+def Dist_RecomputeOp : Dist_Op<"recompute", [AllTypesMatch<["input", "result"]>,
+    MemoryEffects<[MemWrite]>]> {
+  let summary = "where a backward unit starts recomputing from a kept value";
+  let description = [{
+    Returns its operand: a value the forward unit kept (a checkpoint) that
+    a backward unit recomputes forward ops from. It is a barrier: the ops
+    recomputed from its result differ from the first run's, so that
+    canonicalization and CSE cannot merge the two runs and bring back the
+    activations recomputation let go. The value keeps its layout
+    (partial sums included); `-convert-dist-to-runtime` removes the op,
+    after the last merging of tensor ops.
+
+    ```mlir
+    %x1 = dist.recompute %x : tensor<8x16x32xf32>
+    %h1 = nn.layer_norm %x1, %g, %b ...
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
 }
 
 //===----------------------------------------------------------------------===//

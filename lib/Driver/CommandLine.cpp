@@ -269,13 +269,20 @@ struct CommandLine {
       llvm::cl::init(0), llvm::cl::cat(trainCategory)};
   llvm::cl::opt<std::string> schedule{
       "schedule",
-      llvm::cl::desc("Pipeline schedule on a mesh with a pp axis: gpipe or "
-                     "1f1b (default)"),
+      llvm::cl::desc("Pipeline schedule on a mesh with a pp axis: gpipe, "
+                     "1f1b (default), interleaved (Megatron's, with "
+                     "--virtual-stages) or zb1p (zero bubble, ZB-H1)"),
       llvm::cl::init("1f1b"), llvm::cl::cat(trainCategory)};
+  llvm::cl::opt<int64_t> virtualStages{
+      "virtual-stages",
+      llvm::cl::desc("Model chunks per pipeline stage for "
+                     "--schedule=interleaved (2)"),
+      llvm::cl::init(0), llvm::cl::cat(trainCategory)};
   llvm::cl::opt<std::string> recompute{
       "recompute",
-      llvm::cl::desc("Activation recomputation in a pipelined step: off "
-                     "(default)"),
+      llvm::cl::desc("Activation recomputation: off (default), full (keep "
+                     "each layer's input, rerun the layer in backward) or "
+                     "selective (keep matrix products, rerun the cheap ops)"),
       llvm::cl::init("off"), llvm::cl::cat(trainCategory)};
   llvm::cl::opt<double> clipGradNorm{
       "clip-grad-norm",
@@ -314,11 +321,12 @@ struct CommandLine {
       return "";
     for (const llvm::cl::Option *o :
          std::initializer_list<const llvm::cl::Option *>{
-             &loss,         &logits,   &labels,     &optimizer,    &lr,
-             &momentum,     &beta1,    &beta2,      &eps,          &weightDecay,
-             &lrSchedule,   &warmup,   &decaySteps, &minLr,        &gradAccum,
-             &microbatches, &schedule, &recompute,  &clipGradNorm, &zero,
-             &freeze})
+             &loss,       &logits,        &labels,     &optimizer,
+             &lr,         &momentum,      &beta1,      &beta2,
+             &eps,        &weightDecay,   &lrSchedule, &warmup,
+             &decaySteps, &minLr,         &gradAccum,  &microbatches,
+             &schedule,   &virtualStages, &recompute,  &clipGradNorm,
+             &zero,       &freeze})
       if (o->getNumOccurrences())
         return ("--" + o->ArgStr).str();
     return "";
@@ -388,6 +396,7 @@ struct CommandLine {
     t.minLr = minLr;
     t.gradAccum = microbatches.getNumOccurrences() ? microbatches : gradAccum;
     options.train.schedule = schedule;
+    options.train.virtualStages = virtualStages;
     options.train.recompute = recompute;
     t.clipGradNorm = clipGradNorm;
     t.zero = zero;

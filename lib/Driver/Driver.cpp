@@ -139,6 +139,8 @@ LogicalResult loom::driver::runPipeline(
   bool wantsMesh =
       options.emit == EmitKind::Plan || options.emit == EmitKind::SPMD;
   TrainOptions train = options.train;
+  train.step.recompute =
+      dist::symbolizeRecompute(train.recompute).value_or(dist::Recompute::Off);
   if (train.enabled && train.step.zero != 0 && strategy == Strategy::None)
     return emitError(loc) << "--zero=" << train.step.zero
                           << " shards over the data-parallel mesh axes: "
@@ -188,10 +190,11 @@ LogicalResult loom::driver::runPipeline(
     if (applied.empty())
       applied = strategy == Strategy::Data ? "data" : "megatron";
   }
-  if (pipelineStages(module) > 1) {
+  // A simulated plan is shown with its stage markers, not split.
+  if (pipelineStages(module) > 1 && !options.plan.simulate) {
     if (!stageModules)
       return emitError(loc) << "a pipelined step needs the pipelined driver";
-    return splitPipelinedStep(module, options, applied, *stageModules);
+    return splitPipelinedStep(module, options, train, applied, *stageModules);
   }
   DistributionOptions distribution;
   distribution.strategy = strategy == Strategy::Manual ? "manual" : applied;

@@ -37,9 +37,11 @@ int parseCommandLine(int argc, char **argv, Options &options);
 int64_t pipelineStages(mlir::ModuleOp module);
 
 /// Compiles the training step of `module` (whose mesh has a `pp` axis) with
-/// `strategy`'s layouts into one module per stage.
+/// `strategy`'s layouts into one module per stage; `train` is the step
+/// (with the planner's choices).
 mlir::LogicalResult splitPipelinedStep(
-    mlir::ModuleOp module, const Options &options, llvm::StringRef strategy,
+    mlir::ModuleOp module, const Options &options, const TrainOptions &train,
+    llvm::StringRef strategy,
     llvm::SmallVectorImpl<mlir::OwningOpRef<mlir::ModuleOp>> &stageModules);
 
 /// Prints the stages to `os` (each as `options.emit` asks), or without one

@@ -37,25 +37,31 @@ int64_t loom::driver::pipelineStages(ModuleOp module) {
 }
 
 LogicalResult loom::driver::splitPipelinedStep(
-    ModuleOp module, const Options &options, StringRef strategy,
-    SmallVectorImpl<OwningOpRef<ModuleOp>> &stageModules) {
+    ModuleOp module, const Options &options, const TrainOptions &train,
+    StringRef strategy, SmallVectorImpl<OwningOpRef<ModuleOp>> &stageModules) {
   MLIRContext *ctx = module.getContext();
   Location loc = FileLineColLoc::get(ctx, options.inputFile, 0, 0);
   int64_t stages = pipelineStages(module);
-  const TrainOptions &train = options.train;
   if (!train.enabled)
     return emitError(loc) << "--mesh with pp=" << stages
                           << ": pipeline stages run training steps; add "
                              "--train (or drop the pp axis for inference)";
-  if (train.step.gradAccum < stages && train.schedule == "1f1b")
-    llvm::errs() << "loomc: note: " << train.step.gradAccum
-                 << " microbatch(es) on " << stages
+  int64_t microbatches = train.step.gradAccum, chunks = train.chunks();
+  if (train.schedule == "interleaved" && microbatches % stages != 0)
+    return emitError(loc) << "--schedule=interleaved sends microbatches "
+                             "through the model chunks in groups of one per "
+                             "stage: --microbatches="
+                          << microbatches
+                          << " is not a multiple of pp=" << stages;
+  if (microbatches < stages && train.schedule != "gpipe")
+    llvm::errs() << "loomc: note: " << microbatches << " microbatch(es) on "
+                 << stages
                  << " stages leave most of the pipeline idle; pass "
                     "--microbatches="
                  << 2 * stages << " or more\n";
   {
     PassManager pm(ctx);
-    buildPipelinedStepPipeline(pm, strategy, stages, train.step);
+    buildPipelinedStepPipeline(pm, strategy, stages * chunks, train.step);
     if (failed(pm.run(module)))
       return failure();
   }
@@ -63,7 +69,7 @@ LogicalResult loom::driver::splitPipelinedStep(
   for (int64_t s = 0; s < stages; ++s) {
     OwningOpRef<ModuleOp> stage = module.clone();
     PassManager pm(ctx);
-    buildStagePipeline(pm, s, stages, train.schedule, train.recompute,
+    buildStagePipeline(pm, s, stages, chunks, train.schedule, train.recompute,
                        partition);
     if (failed(pm.run(*stage)))
       return failure();
@@ -176,6 +182,7 @@ loom::driver::emitPipelined(MutableArrayRef<OwningOpRef<ModuleOp>> stages,
                           {"schedule", pipeline.getSchedule()},
                           {"microbatches", pipeline.getMicrobatches()},
                           {"recompute", pipeline.getRecompute()},
+                          {"chunks", pipeline.getChunks()},
                           {"stages", std::move(stageDirs)},
                           {"rank_stage", llvm::json::Array(ranks)}}}};
   std::string text;

@@ -1,5 +1,6 @@
 //===- Validate.cpp - Checks of loomc's options before any work -----------===//
 
+#include "loom/Dialect/Dist/DistDialect.h"
 #include "loom/Driver/Options.h"
 #include "llvm/ADT/Twine.h"
 
@@ -23,20 +24,19 @@ llvm::Error loom::driver::validate(const Options &options) {
   if (options.train.zeroGiven && !options.train.enabled)
     return fail("--zero applies to training: add --train");
   const TrainOptions &train = options.train;
-  if (train.schedule != "gpipe" && train.schedule != "1f1b") {
-    if (train.schedule == "interleaved" || train.schedule == "zb1p")
-      return fail("--schedule=" + train.schedule +
-                  " is not implemented yet: use gpipe or 1f1b");
+  if (!dist::symbolizeSchedule(train.schedule))
     return fail("--schedule=" + train.schedule +
                 ": expected gpipe, 1f1b, interleaved or zb1p");
-  }
-  if (train.recompute != "off") {
-    if (train.recompute == "full" || train.recompute == "selective")
-      return fail("--recompute=" + train.recompute +
-                  " is not implemented yet: use --recompute=off");
+  if (!dist::symbolizeRecompute(train.recompute))
     return fail("--recompute=" + train.recompute +
                 ": expected off, full or selective");
-  }
+  if (train.virtualStages < 0 ||
+      (train.virtualStages > 1 && train.schedule != "interleaved"))
+    return fail("--virtual-stages=" + llvm::Twine(train.virtualStages) +
+                ": model chunks per stage are for --schedule=interleaved "
+                "(at least 1)");
+  if (train.recompute != "off" && !train.enabled)
+    return fail("--recompute applies to training: add --train");
   if (llvm::Error error = checkTargetName(options.target))
     return error;
   if (options.emit == EmitKind::Artifact && options.outputFile == "-")

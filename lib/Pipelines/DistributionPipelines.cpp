@@ -19,13 +19,15 @@ namespace {
 /// Adds the training step's passes after `buildStep` (a configured
 /// -nn-build-training-step).
 void addTrainingStep(OpPassManager &pm, std::unique_ptr<Pass> buildStep,
-                     int64_t zero) {
+                     int64_t zero, dist::Recompute recompute) {
   pm.addPass(std::move(buildStep));
   DistZeroLayoutsOptions layouts;
   layouts.stage = zero;
   pm.addPass(createDistZeroLayouts(layouts));
   pm.addPass(createNNExpandOptimizers());
-  pm.addPass(createDistUnrollMicrobatches());
+  DistUnrollMicrobatchesOptions unroll;
+  unroll.recompute = recompute;
+  pm.addPass(createDistUnrollMicrobatches(unroll));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 }
@@ -73,10 +75,15 @@ struct InvalidOptionsPass
 
 /// Adds the training step whose -nn-build-training-step options are
 /// `step`, in that pass's own spelling.
-void addTrainingFromText(OpPassManager &pm, StringRef step, int64_t zero) {
+void addTrainingFromText(OpPassManager &pm, StringRef step, int64_t zero,
+                         dist::Recompute recompute) {
   std::unique_ptr<Pass> build = createNNBuildTrainingStep();
   std::string error;
-  if (failed(build->initializeOptions(step, [&](const Twine &message) {
+  // Recomputation happens in the microbatch loop's backward units.
+  std::string text = step.str();
+  if (recompute != dist::Recompute::Off)
+    text += " microbatch-loop=true";
+  if (failed(build->initializeOptions(text, [&](const Twine &message) {
         error = message.str();
         return failure();
       }))) {
@@ -86,7 +93,16 @@ void addTrainingFromText(OpPassManager &pm, StringRef step, int64_t zero) {
             .str()));
     return;
   }
-  addTrainingStep(pm, std::move(build), zero);
+  addTrainingStep(pm, std::move(build), zero, recompute);
+}
+
+llvm::cl::ValuesClass recomputeValues() {
+  return llvm::cl::values(
+      clEnumValN(dist::Recompute::Off, "off", "keep every activation"),
+      clEnumValN(dist::Recompute::Full, "full",
+                 "keep layer inputs, rerun the layers"),
+      clEnumValN(dist::Recompute::Selective, "selective",
+                 "keep matrix products, rerun the cheap ops"));
 }
 
 struct TrainPipelineOptions : PassPipelineOptions<TrainPipelineOptions> {
@@ -98,6 +114,9 @@ struct TrainPipelineOptions : PassPipelineOptions<TrainPipelineOptions> {
   Option<int64_t> zero{*this, "zero",
                        llvm::cl::desc("ZeRO stage 0 to 3 (on a mesh)"),
                        llvm::cl::init(0)};
+  Option<dist::Recompute> recompute{
+      *this, "recompute", llvm::cl::desc("Activation recomputation"),
+      llvm::cl::init(dist::Recompute::Off), recomputeValues()};
 };
 
 struct DistributionPipelineOptions
@@ -117,6 +136,10 @@ struct DistributionPipelineOptions
   Option<int64_t> zero{*this, "zero",
                        llvm::cl::desc("With train: the ZeRO stage"),
                        llvm::cl::init(0)};
+  Option<dist::Recompute> recompute{
+      *this, "recompute",
+      llvm::cl::desc("With train: activation recomputation"),
+      llvm::cl::init(dist::Recompute::Off), recomputeValues()};
 };
 
 void registerDistribution(StringRef name, StringRef description,
@@ -127,9 +150,10 @@ void registerDistribution(StringRef name, StringRef description,
                   const DistributionPipelineOptions &options) {
         std::string step = options.step;
         int64_t zero = options.zero;
+        dist::Recompute recompute = options.recompute;
         addDistribution(pm, options.strategy, partition, options.train,
                         [&](OpPassManager &inner) {
-                          addTrainingFromText(inner, step, zero);
+                          addTrainingFromText(inner, step, zero, recompute);
                         });
       });
 }
@@ -143,7 +167,11 @@ void loom::buildSimplifyPipeline(OpPassManager &pm) {
 
 void loom::buildTrainingStepPipeline(
     OpPassManager &pm, const TrainingStepPipelineOptions &options) {
-  addTrainingStep(pm, createNNBuildTrainingStep(options), options.zero);
+  TrainingStepPipelineOptions step = options;
+  if (options.recompute != dist::Recompute::Off)
+    step.microbatchLoop = true;
+  addTrainingStep(pm, createNNBuildTrainingStep(step), options.zero,
+                  options.recompute);
 }
 
 void loom::buildDistributionPipeline(OpPassManager &pm,
@@ -155,13 +183,13 @@ void loom::buildDistributionPipeline(OpPassManager &pm,
 }
 
 void loom::buildPipelinedStepPipeline(
-    OpPassManager &pm, StringRef strategy, int64_t stages,
+    OpPassManager &pm, StringRef strategy, int64_t virtualStages,
     const TrainingStepPipelineOptions &train) {
   DistApplyStrategyOptions apply;
   apply.strategy = strategy.str();
   pm.addPass(createDistApplyStrategy(apply));
   DistAssignStagesOptions assign;
-  assign.stages = stages;
+  assign.stages = virtualStages;
   pm.addPass(createDistAssignStages(assign));
   TrainingStepPipelineOptions step = train;
   step.microbatchLoop = true;
@@ -170,14 +198,17 @@ void loom::buildPipelinedStepPipeline(
   layouts.stage = train.zero;
   pm.addPass(createDistZeroLayouts(layouts));
   pm.addPass(createNNExpandOptimizers());
+  // Layouts before the split, so that both ends of every transfer agree.
+  pm.addPass(createDistPropagateSharding());
 }
 
 void loom::buildStagePipeline(OpPassManager &pm, int64_t stage, int64_t stages,
-                              StringRef schedule, StringRef recompute,
-                              bool partition) {
+                              int64_t chunks, StringRef schedule,
+                              StringRef recompute, bool partition) {
   DistSplitStagesOptions split;
   split.stage = stage;
   split.stages = stages;
+  split.chunks = chunks;
   split.schedule = schedule.str();
   split.recompute = recompute.str();
   pm.addPass(createDistSplitStages(split));
@@ -208,7 +239,7 @@ void loom::registerDistributionPipelines() {
       "Build one training step: loss, gradients, ZeRO layouts on a mesh, "
       "optimizer updates (loomc --train)",
       [](OpPassManager &pm, const TrainPipelineOptions &options) {
-        addTrainingFromText(pm, options.step, options.zero);
+        addTrainingFromText(pm, options.step, options.zero, options.recompute);
       });
   registerDistribution("loom-plan",
                        "A strategy's layouts, the training step if asked, "

@@ -191,6 +191,14 @@ struct DistBucketCollectivesPass
       SmallVector<Open> open;
       SmallVector<SmallVector<Operation *>> done;
       for (Operation &op : *block) {
+        // A bucket never spans a transfer between pipeline stages: its call
+        // would move a send after a receive the peer waits on.
+        if (isa<dist::SendOp, dist::RecvOp>(op)) {
+          for (Open &o : open)
+            done.push_back(std::move(o.ops));
+          open.clear();
+          continue;
+        }
         std::optional<Key> key = keyOf(&op);
         if (!key)
           continue;

@@ -181,6 +181,23 @@ struct DistInsertReshardsPass
         }
         continue;
       }
+      // A transfer moves each device's block in the layout it names; what
+      // arrives keeps that layout.
+      if (auto send = dyn_cast<SendOp>(op)) {
+        ShardingAttr layout = send.getLayoutAttr();
+        require(op, 0,
+                layout
+                    ? layout
+                    : ShardingAttr::getReplicated(
+                          ctx, meshRef, send.getInput().getType().getRank()));
+        continue;
+      }
+      if (isa<RecvOp>(op))
+        continue;
+      if (auto barrier = dyn_cast<RecomputeOp>(op)) {
+        require(op, 0, layoutOf(barrier.getResult()));
+        continue;
+      }
       auto ruleOp = dyn_cast<ShardingRuleOpInterface>(op);
       bool typed = llvm::all_of(op->getOperandTypes(), [](Type t) {
         auto rt = dyn_cast<RankedTensorType>(t);

@@ -156,6 +156,18 @@ LogicalResult partition(func::FuncOp fn, MeshOp mesh) {
     }
     if (isa<func::ReturnOp>(op))
       continue;
+    if (auto barrier = dyn_cast<RecomputeOp>(op)) {
+      barrier.getResult().setType(barrier.getInput().getType());
+      op->removeAttr(dist::kShardingsAttrName);
+      continue;
+    }
+    if (auto recv = dyn_cast<RecvOp>(op)) {
+      if (ShardingAttr layout = getRecordedSharding(recv.getResult()))
+        recv.getResult().setType(
+            localType(recv.getResult().getType(), layout, mesh));
+      op->removeAttr(dist::kShardingsAttrName);
+      continue;
+    }
     if (!isa<ShardingRuleOpInterface>(op) ||
         llvm::any_of(op->getResultTypes(),
                      [](Type t) { return !isa<RankedTensorType>(t); })) {

@@ -255,7 +255,10 @@ def DistSplitStages : Pass<"dist-split-stages", "mlir::ModuleOp"> {
     Option<"recompute", "recompute", "std::string", "\"off\"",
            "off, full or selective (recorded)">,
     Option<"axis", "axis", "std::string", "\"pp\"",
-           "The mesh axis whose coordinate is the stage">
+           "The mesh axis whose coordinate is the stage">,
+    Option<"chunks", "chunks", "int64_t", "1",
+           "Model chunks per stage (interleaved): the ops of virtual stage "
+           "v run on stage v % stages">
   ];
   let dependentDialects = ["::loom::dist::DistDialect"];
 }
@@ -288,19 +291,58 @@ def DistUnrollMicrobatches : Pass<"dist-unroll-microbatches"> {
     %g = nn.add %g0, %g1 : tensor<4x2xf32>, tensor<4x2xf32>
     ```
 
-    In a stage of a pipelined step (`#dist.pipeline` on the module) each
-    microbatch's body runs as two units, its forward ops and its backward
-    ops (`dist.backward`), ordered by the schedule: `gpipe` runs every
-    forward unit, then every backward unit; `1f1b` runs `stages - stage -
-    1` forward units, then alternates one forward and one backward unit,
-    then the remaining backward units. With `recompute = "full"` a
-    backward unit first reruns its microbatch's forward ops from the
-    stage's inputs (behind `dist.recompute` barriers, so that nothing
-    merges them with the first run) and uses those values, so that the
-    forward unit's activations die at its end; `selective` reruns only the
-    cheap ops and keeps the matrix products' results.
+    Each microbatch's body runs as units: its forward ops and its backward
+    ops (`dist.backward`, and what uses them). In a stage of a pipelined
+    step (`#dist.pipeline` on the module) the schedule orders them:
+    `gpipe` runs every forward unit, then every backward unit; `1f1b` runs
+    `stages - stage - 1` forward units, then one forward and one backward
+    unit in turn, then the remaining backward units; `zb1p` (ZB-H1) splits
+    each backward unit into the ops the gradients sent to the previous
+    stage need (B) and the rest, the weight gradients (W), and puts off up
+    to `stage` W units to fill the waits; `interleaved` runs the units of
+    every model chunk the stage holds (ops whose `dist.stage` is
+    `stage + chunk * stages`) in Megatron's interleaved order. The order is
+    checked for every stage: a schedule whose receives could wait forever
+    is an error naming the stuck unit.
+
+    Recomputation (`recompute`, or the pipeline's): with `full` a backward
+    unit reruns the forward ops it needs from the values kept at the cuts
+    where one activation is live (between layers), one segment at a time,
+    right before the first backward op that needs them; `selective` keeps
+    the results of matrix products and convolutions and reruns the cheap
+    ops between them. Recomputed ops start from `dist.recompute` barriers,
+    so that nothing merges them with the first run, and the forward unit's
+    other activations die at its end.
+
+    ```mlir
+    // recompute=full, in the backward unit of microbatch 0
+    %x1 = dist.recompute %x0 : tensor<8x16x32xf32>
+    %n1 = nn.layer_norm %x1, %g, %b ...   // the forward op, again
+    %dn = ... %n1 ...                      // its backward op uses it
+    ```
   }];
-  let dependentDialects = ["::loom::nn::NNDialect"];
+  let options = [
+    Option<"printUnits", "print-units", "bool", "false",
+           "Report each stage's unit order as a remark">,
+    Option<"recompute", "recompute", "::loom::dist::Recompute",
+           "::loom::dist::Recompute::Off",
+           "Activation recomputation when the module has no #dist.pipeline",
+           [{::llvm::cl::values(
+             clEnumValN(::loom::dist::Recompute::Off, "off",
+                        "keep every activation"),
+             clEnumValN(::loom::dist::Recompute::Full, "full",
+                        "keep layer inputs, rerun the layers"),
+             clEnumValN(::loom::dist::Recompute::Selective, "selective",
+                        "keep matrix products, rerun the cheap ops"))}]>
+  ];
+  let statistics = [
+    Statistic<"numRecomputed", "recomputed-ops",
+              "Forward ops run again in backward units">,
+    Statistic<"numCheckpoints", "checkpoints",
+              "Values kept for recomputation, per microbatch">
+  ];
+  let dependentDialects = ["::loom::nn::NNDialect",
+                           "::loom::dist::DistDialect"];
 }
 
 #endif // LOOM_PASSES_DIST_PASSES

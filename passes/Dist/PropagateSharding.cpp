@@ -212,6 +212,10 @@ private:
   }
 
   bool visit(Operation *op) {
+    if (auto loop = dyn_cast<MicrobatchesOp>(op))
+      return visitLoop(loop);
+    if (auto barrier = dyn_cast<RecomputeOp>(op))
+      return visitIdentity(barrier.getInput(), barrier.getResult());
     if (auto annotate = dyn_cast<AnnotateOp>(op)) {
       // Both ways: the constraint back to the producer, and the producer's
       // axes into the constraint's open dimensions.
@@ -247,6 +251,16 @@ private:
           auto rt = dyn_cast<RankedTensorType>(t);
           return !rt || !rt.hasStaticShape();
         }))
+      return false;
+    // Layouts recorded on every tensor (a second run, after a pipeline
+    // split): nothing to choose, and no conflict to report again.
+    auto settled = [&](Value v) {
+      auto it = states.find(v);
+      return it != states.end() && it->second.priority == kUser &&
+             llvm::all_of(it->second.fixed, [](bool f) { return f; });
+    };
+    if (llvm::all_of(op->getOperands(), settled) &&
+        llvm::all_of(op->getResults(), settled))
       return false;
     ShardingRule rule = ruleOp.getShardingRule();
     int numFactors = rule.getNumFactors();
@@ -359,6 +373,41 @@ private:
     for (auto [i, v] : llvm::enumerate(op->getResults()))
       changed |= offer(v, project(rule.getResults()[i], true), kPropagated,
                        /*fromOwner=*/true);
+    return changed;
+  }
+
+  /// A value that passes through unchanged, partial sums included.
+  bool visitIdentity(Value in, Value out) {
+    bool changed = false;
+    if (states.count(in))
+      changed |= offer(out, stateOf(in), kPropagated, /*fromOwner=*/true);
+    if (states.count(out))
+      changed |= offer(in, withoutPartial(stateOf(out)), kPropagated);
+    return changed;
+  }
+
+  /// A microbatch is a block of rows of each input, laid out as the input
+  /// is; a result is the sum of what the body yields, laid out as that.
+  bool visitLoop(MicrobatchesOp loop) {
+    bool changed = false;
+    auto share = [&](Value from, Value to, bool keepPartial) {
+      if (!states.count(from))
+        return;
+      State want = stateOf(from);
+      if (!keepPartial)
+        want.partial.clear();
+      changed |= offer(to, want, kPropagated);
+    };
+    for (auto [input, arg] :
+         llvm::zip(loop.getInputs(), loop.getBodyBlock().getArguments())) {
+      share(input, arg, false);
+      share(arg, input, false);
+    }
+    for (auto [result, value] :
+         llvm::zip(loop.getResults(), loop.getYield().getValues())) {
+      share(value, result, true);
+      share(result, value, false);
+    }
     return changed;
   }
 

@@ -14,11 +14,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "loom/Dialect/Dist/DistOps.h"
+#include "loom/Dialect/Dist/Sharding.h"
 #include "loom/Dialect/NN/NNOps.h"
 #include "loom/Interfaces/Cost.h"
 #include "loom/Passes/Dist/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/MapVector.h"
 
@@ -42,21 +44,26 @@ constexpr unsigned kSharedResults = 2;
 
 struct Transfer {
   Value value;
+  /// Devices along the pipeline axis.
   int64_t from, to;
   /// The first op on `to` that uses the value.
   Operation *consumer;
 };
 
+/// Homes are virtual stages: with `chunks` model chunks per device,
+/// virtual stage v runs on device v % stages. Values cross only between
+/// devices.
 class Splitter {
 public:
-  Splitter(func::FuncOp fn, int64_t stages, int64_t stage, StringRef axis)
-      : fn(fn), stages(stages), stage(stage), axis(axis) {}
+  Splitter(func::FuncOp fn, int64_t stages, int64_t stage, int64_t chunks,
+           StringRef axis)
+      : fn(fn), stages(stages), stage(stage), chunks(chunks), axis(axis) {}
 
   LogicalResult run(MeshOp mesh) {
     if (failed(analyze()))
       return failure();
     rewrite(mesh);
-    return success();
+    return stampLoop();
   }
 
 private:
@@ -68,9 +75,11 @@ private:
     auto it = opHomes.find(op);
     return it == opHomes.end() ? kEverywhere : it->second;
   }
+  /// The device of a home.
+  int64_t device(int64_t h) const { return h == kEverywhere ? h : h % stages; }
   bool kept(Operation *op) const {
     int64_t h = home(op);
-    return h == kEverywhere || h == stage;
+    return h == kEverywhere || device(h) == stage;
   }
 
   /// Where an op without a stage of its own runs: with its operands, or
@@ -98,7 +107,8 @@ private:
   }
 
   void need(Value v, int64_t at, Operation *consumer) {
-    int64_t from = home(v);
+    int64_t from = device(home(v));
+    at = device(at);
     if (from == kEverywhere || from == at)
       return;
     if (!needed.insert({{v, at}, transfers.size()}).second)
@@ -132,6 +142,7 @@ private:
              << "' into pipeline stages: it has no microbatch loop (build "
                 "the training step with microbatches)";
     ret = cast<func::ReturnOp>(body.getTerminator());
+    eraseDead();
     for (Operation &op : body) {
       if (&op == ret.getOperation())
         break;
@@ -141,10 +152,10 @@ private:
       }
       for (Operation &inner : loop.getBodyBlock().without_terminator()) {
         auto marked = inner.getAttrOfType<IntegerAttr>(kStageAttrName);
-        if (marked && marked.getInt() >= stages)
+        if (marked && marked.getInt() >= stages * chunks)
           return inner.emitError("op is marked for pipeline stage ")
-                 << marked.getInt() << " but the step has " << stages
-                 << " stages";
+                 << marked.getInt() << " but the step has " << stages * chunks
+                 << " (virtual) stages";
         place(&inner, marked ? marked.getInt() : combine(&inner));
       }
       // A loop result lives where its yielded value does.
@@ -163,12 +174,25 @@ private:
     return checkTied();
   }
 
+  /// Dead code (the gradients of constants, say) would otherwise cross
+  /// between stages for nothing.
+  void eraseDead() {
+    auto sweep = [](Block &block) {
+      for (Operation &op :
+           llvm::make_early_inc_range(llvm::reverse(block.getOperations())))
+        if (isOpTriviallyDead(&op))
+          op.erase();
+    };
+    sweep(loop.getBodyBlock());
+    sweep(fn.getBody().front());
+  }
+
   /// A parameter two stages use would need two copies kept equal.
   LogicalResult checkTied() {
     for (auto param : fn.getBody().front().getOps<nn::ParameterOp>()) {
       int64_t first = kEverywhere;
       for (Operation *user : param->getUsers()) {
-        int64_t h = home(user);
+        int64_t h = device(home(user));
         if (h == kEverywhere)
           continue;
         if (first == kEverywhere)
@@ -183,6 +207,13 @@ private:
       }
     }
     return success();
+  }
+
+  /// The layout a value crosses in: the one propagation gave it before
+  /// the split (the same on every stage), or whole.
+  static ShardingAttr crossingLayout(Value v) {
+    ShardingAttr layout = getRecordedSharding(v);
+    return layout && !layout.isReplicated() ? layout : ShardingAttr();
   }
 
   void rewrite(MeshOp mesh) {
@@ -202,22 +233,31 @@ private:
         Operation *def = t.value.getDefiningOp();
         Operation *after = lastSend.lookup(def);
         b.setInsertionPointAfter(after ? after : def);
-        auto send = b.create<SendOp>(loc, t.value, meshRef, axes,
-                                     b.getI64IntegerAttr(t.to),
-                                     b.getI64IntegerAttr(tag));
+        auto send = b.create<SendOp>(
+            loc, t.value, meshRef, axes, b.getI64IntegerAttr(t.to),
+            b.getI64IntegerAttr(tag), crossingLayout(t.value));
         if (backward(def))
           send->setAttr(kBackwardAttrName, b.getUnitAttr());
+        opHomes[send] = home(def);
         lastSend[def] = send;
       } else if (t.to == stage) {
-        b.setInsertionPoint(t.consumer);
+        // A value made outside the loop arrives once, before it.
+        Operation *consumer = t.consumer;
+        if (consumer->getParentOp() == loop.getOperation() &&
+            t.value.getParentBlock() != &loop.getBodyBlock())
+          consumer = loop;
+        b.setInsertionPoint(consumer);
         auto recv = b.create<RecvOp>(loc, t.value.getType(), meshRef, axes,
                                      b.getI64IntegerAttr(t.from),
                                      b.getI64IntegerAttr(tag));
-        if (backward(t.consumer))
+        if (consumer == t.consumer && backward(t.consumer))
           recv->setAttr(kBackwardAttrName, b.getUnitAttr());
+        opHomes[recv] = home(consumer);
+        if (ShardingAttr layout = crossingLayout(t.value))
+          setRecordedSharding(recv.getResult(), layout);
         t.value.replaceUsesWithIf(recv.getResult(), [&](OpOperand &use) {
           Operation *user = use.getOwner();
-          return user == ret.getOperation() || home(user) == stage;
+          return user == ret.getOperation() || device(home(user)) == stage;
         });
       }
     }
@@ -245,7 +285,7 @@ private:
     SmallVector<DictionaryAttr> attrs;
     for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
       int64_t h = home(v);
-      if (i < kSharedResults || h == stage ||
+      if (i < kSharedResults || device(h) == stage ||
           (h == kEverywhere && stage == 0)) {
         operands.push_back(v);
         attrs.push_back(fn.getResultAttrDict(i));
@@ -268,7 +308,7 @@ private:
     SmallVector<unsigned> keptResults;
     for (auto [i, v] : llvm::enumerate(yield.getValues())) {
       int64_t h = home(v);
-      if (h == kEverywhere || h == stage) {
+      if (h == kEverywhere || device(h) == stage) {
         values.push_back(v);
         keptResults.push_back(i);
       }
@@ -281,6 +321,12 @@ private:
         b.create<MicrobatchesOp>(loop.getLoc(), ValueRange(values).getTypes(),
                                  loop.getInputs(), loop.getCount());
     newLoop->setDiscardableAttrs(loop->getDiscardableAttrDictionary());
+    if (auto layouts = loop->getAttrOfType<ArrayAttr>(kShardingsAttrName)) {
+      SmallVector<Attribute> kept;
+      for (unsigned i : keptResults)
+        kept.push_back(layouts[i]);
+      newLoop->setAttr(kShardingsAttrName, b.getArrayAttr(kept));
+    }
     newLoop.getBody().takeBody(loop.getBody());
     for (auto [n, i] : llvm::enumerate(keptResults))
       loop.getResult(i).replaceAllUsesWith(newLoop.getResult(n));
@@ -291,8 +337,60 @@ private:
     loop = newLoop;
   }
 
+  /// Every op left in the loop carries its virtual stage (a schedule cuts
+  /// the loop into units by it). What every stage computes alike moves
+  /// before the loop when it does not depend on the microbatch, and else
+  /// runs in the unit of its first user.
+  LogicalResult stampLoop() {
+    Builder b(fn.getContext());
+    Block &body = loop.getBodyBlock();
+    for (Operation &op : llvm::make_early_inc_range(body.without_terminator()))
+      if (home(&op) == kEverywhere && isMemoryEffectFree(&op) &&
+          llvm::all_of(op.getOperands(),
+                       [&](Value v) { return v.getParentBlock() != &body; }))
+        op.moveBefore(loop);
+    // Units run F(chunk 0..V-1), then B(chunk V-1..0) for one microbatch.
+    auto unitRank = [&](Operation *op) -> int64_t {
+      if (isa<YieldOp>(op))
+        return 0;
+      auto stageAttr = op->getAttrOfType<IntegerAttr>(kStageAttrName);
+      int64_t chunk = stageAttr ? stageAttr.getInt() / stages : 0;
+      return op->hasAttr(kBackwardAttrName) ? 2 * chunks - 1 - chunk : chunk;
+    };
+    // (Reverse iterators do not survive erasing the op after them.)
+    SmallVector<Operation *> ops;
+    for (Operation &op : body.without_terminator())
+      ops.push_back(&op);
+    for (Operation *opPtr : llvm::reverse(ops)) {
+      Operation &op = *opPtr;
+      if (int64_t h = home(&op); h != kEverywhere) {
+        op.setAttr(kStageAttrName, b.getI64IntegerAttr(h));
+        continue;
+      }
+      if (op.use_empty() && isMemoryEffectFree(&op)) {
+        op.erase();
+        continue;
+      }
+      Operation *first = nullptr;
+      for (Operation *user : op.getUsers())
+        if (!first || unitRank(user) < unitRank(first))
+          first = user;
+      if (!first || !isMemoryEffectFree(&op))
+        return op.emitOpError("has no pipeline stage and no user to run "
+                              "with in the microbatch loop");
+      int64_t rank = unitRank(first);
+      int64_t chunk = rank < chunks ? rank : 2 * chunks - 1 - rank;
+      op.setAttr(kStageAttrName, b.getI64IntegerAttr(stage + chunk * stages));
+      if (rank < chunks)
+        op.removeAttr(kBackwardAttrName);
+      else
+        op.setAttr(kBackwardAttrName, b.getUnitAttr());
+    }
+    return success();
+  }
+
   func::FuncOp fn;
-  int64_t stages, stage;
+  int64_t stages, stage, chunks;
   StringRef axis;
   MicrobatchesOp loop;
   func::ReturnOp ret;
@@ -313,9 +411,22 @@ struct DistSplitStagesPass
           << stage << " of " << stages << " stages (a pipeline has at least 2)";
       return signalPassFailure();
     }
-    if (!symbolizeSchedule(schedule)) {
+    std::optional<Schedule> kind = symbolizeSchedule(schedule);
+    if (!kind) {
       module.emitError("-dist-split-stages: unknown schedule '")
           << schedule << "' (gpipe, 1f1b, interleaved, zb1p)";
+      return signalPassFailure();
+    }
+    if (!symbolizeRecompute(recompute)) {
+      module.emitError("-dist-split-stages: unknown recomputation '")
+          << recompute << "' (off, full, selective)";
+      return signalPassFailure();
+    }
+    int64_t chunks = this->chunks;
+    if (chunks < 1 || (chunks > 1 && *kind != Schedule::Interleaved)) {
+      module.emitError("-dist-split-stages: ")
+          << chunks << " chunks per stage (more than 1 only with the "
+          << "interleaved schedule)";
       return signalPassFailure();
     }
     auto meshes = module.getOps<MeshOp>();
@@ -334,14 +445,14 @@ struct DistSplitStagesPass
     for (auto fn : module.getOps<func::FuncOp>()) {
       if (!fn.isPublic() || fn.isExternal())
         continue;
-      if (failed(Splitter(fn, stages, stage, axis).run(mesh)))
+      if (failed(Splitter(fn, stages, stage, chunks, axis).run(mesh)))
         return signalPassFailure();
       fn.walk([&](MicrobatchesOp l) { microbatches = l.getCount(); });
     }
     module->setAttr(kPipelineAttrName,
                     PipelineAttr::get(&getContext(), stage, stages,
                                       std::max<int64_t>(microbatches, 1),
-                                      schedule, recompute, axis));
+                                      schedule, recompute, axis, chunks));
   }
 };
 } // namespace

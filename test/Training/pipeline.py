@@ -1,7 +1,8 @@
 """Pipelined training equals one device: the generated 4-layer GPT trained
 20 AdamW steps (clipping on) with 4 microbatches per step, on pp=2 and pp=4
-under GPipe and 1F1B, and with pp beside dp and tp (dp=2 x pp=2,
-tp=2 x pp=2, dp=2 x tp=2 x pp=2 on 8 ranks). The reference is one device
+under GPipe, 1F1B, ZB-H1 and interleaved 1F1B, with full and selective
+recomputation (pipelined and on one device), and with pp beside dp and tp
+(dp=2 x pp=2, tp=2 x pp=2, dp=2 x tp=2 x pp=2 on 8 ranks). The reference is one device
 with --grad-accum 4 (the same microbatches). Losses must match within 1e-5
 relative, and every rank's comm log must match its stage's manifest.
 
@@ -26,8 +27,20 @@ CONFIGS = [
     # name, loomc flags, ranks
     ("pp=2 gpipe", ["--mesh", "pp=2", "--schedule=gpipe"], 2),
     ("pp=2 1f1b", ["--mesh", "pp=2", "--schedule=1f1b"], 2),
+    ("pp=2 zb1p", ["--mesh", "pp=2", "--schedule=zb1p"], 2),
+    ("pp=2 interleaved", ["--mesh", "pp=2", "--schedule=interleaved",
+                          "--virtual-stages=2"], 2),
     ("pp=4 gpipe", ["--mesh", "pp=4", "--schedule=gpipe"], 4),
     ("pp=4 1f1b", ["--mesh", "pp=4", "--schedule=1f1b"], 4),
+    ("pp=4 zb1p", ["--mesh", "pp=4", "--schedule=zb1p"], 4),
+    ("pp=4 interleaved", ["--mesh", "pp=4", "--schedule=interleaved"], 4),
+    ("pp=2 1f1b recompute=full", ["--mesh", "pp=2", "--recompute=full"], 2),
+    ("pp=2 1f1b recompute=selective", ["--mesh", "pp=2",
+                                       "--recompute=selective"], 2),
+    ("pp=4 zb1p recompute=full", ["--mesh", "pp=4", "--schedule=zb1p",
+                                  "--recompute=full"], 4),
+    ("1 device recompute=full", ["--recompute=full"], 1),
+    ("1 device recompute=selective", ["--recompute=selective"], 1),
     ("dp=2,pp=2 1f1b", ["--mesh", "dp=2,pp=2"], 4),
     ("tp=2,pp=2 megatron", ["--mesh", "pp=2,tp=2", "--strategy=megatron"], 4),
     ("dp=2,tp=2,pp=2 megatron", ["--mesh", "dp=2,pp=2,tp=2",
@@ -78,8 +91,8 @@ def main():
                                 "--train", "--steps", str(STEPS), "--threads",
                                 "1", "--metrics", metrics, "--comm-log", log,
                                 "--timeout", "120"], fatal=False) is not None
-        logged = ok and common.run([sys.executable, check_log, art, log],
-                                   fatal=False)
+        logged = ok and (ranks == 1 or common.run(
+            [sys.executable, check_log, art, log], fatal=False))
         if not ok or not logged:
             failures += 1
             print(f"FAIL: {name} on {ranks} ranks")
@@ -91,7 +104,7 @@ def main():
             if len(got) == STEPS else float("inf")
         failures += not same
         top = json.load(open(os.path.join(art, "manifest.json")))
-        stages = top["pipeline"]["stages"]
+        stages = top["pipeline"]["stages"] if "pipeline" in top else []
         sends = []
         for stage in stages:
             m = json.load(open(os.path.join(art, stage, "manifest.json")))

@@ -58,6 +58,16 @@ struct TrainOptions {
   /// mesh with a `pp` axis.
   std::string schedule = "1f1b";
   std::string recompute = "off";
+  /// Model chunks per stage (--virtual-stages; 0: 2 for the interleaved
+  /// schedule, else 1).
+  int64_t virtualStages = 0;
+
+  /// The chunks per stage the schedule runs.
+  int64_t chunks() const {
+    if (virtualStages > 0)
+      return virtualStages;
+    return schedule == "interleaved" ? 2 : 1;
+  }
 };
 
 /// What the planner reports and how far it may go.

@@ -20,6 +20,7 @@
 #ifndef LOOM_PIPELINES_PIPELINES_H
 #define LOOM_PIPELINES_PIPELINES_H
 
+#include "loom/Dialect/Dist/DistDialect.h"
 #include "loom/Passes/Training/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
@@ -39,6 +40,9 @@ void buildSimplifyPipeline(mlir::OpPassManager &pm);
 struct TrainingStepPipelineOptions : NNBuildTrainingStepOptions {
   /// 0 (plain data parallelism) to 3.
   int64_t zero = 0;
+  /// Activation recomputation in the backward units (a step with it keeps
+  /// its microbatch loop until -dist-unroll-microbatches).
+  dist::Recompute recompute = dist::Recompute::Off;
 };
 
 /// The passes that turn a model into one training step, in order:
@@ -68,19 +72,19 @@ void buildDistributionPipeline(mlir::OpPassManager &pm,
                                const DistributionOptions &options);
 
 /// The first half of a pipelined training step, shared by its stages: the
-/// strategy's layouts, the cut into `stages` stages (-dist-assign-stages),
-/// and the whole step up to its optimizer updates, the microbatch loop
-/// kept.
+/// strategy's layouts, the cut into `virtualStages` stages (stages times
+/// chunks per stage; -dist-assign-stages), the whole step up to its
+/// optimizer updates with the microbatch loop kept, and its layouts.
 void buildPipelinedStepPipeline(mlir::OpPassManager &pm,
-                                llvm::StringRef strategy, int64_t stages,
+                                llvm::StringRef strategy, int64_t virtualStages,
                                 const TrainingStepPipelineOptions &train);
 
 /// The second half, on a copy of the first half's module: stage `stage`'s
 /// part (-dist-split-stages), its units in schedule order, then
 /// propagation and, with `partition`, the program of one device.
 void buildStagePipeline(mlir::OpPassManager &pm, int64_t stage, int64_t stages,
-                        llvm::StringRef schedule, llvm::StringRef recompute,
-                        bool partition);
+                        int64_t chunks, llvm::StringRef schedule,
+                        llvm::StringRef recompute, bool partition);
 
 struct ToLinalgPipelineOptions
     : public mlir::PassPipelineOptions<ToLinalgPipelineOptions> {

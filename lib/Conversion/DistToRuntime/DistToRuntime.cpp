@@ -92,6 +92,12 @@ public:
     if (auto seeded = module->getAttrOfType<ArrayAttr>(kCommGroupsAttrName))
       for (Attribute g : seeded)
         groups.push_back(cast<ArrayAttr>(g));
+    // Recomputation barriers have done their work: no tensor op is merged
+    // after this point.
+    module.walk([](RecomputeOp barrier) {
+      barrier.getResult().replaceAllUsesWith(barrier.getInput());
+      barrier.erase();
+    });
     SmallVector<Operation *> ops;
     module.walk([&](Operation *op) {
       if (isa<AllReduceOp, AllGatherOp, ReduceScatterOp, AllToAllOp,

@@ -29,7 +29,7 @@ func.func @main(%x: tensor<f32>) -> (tensor<f32>, tensor<f32>) {
 dist.mesh @m axes [<"pp" = 2, intra_node>]
 func.func @marked(%x: tensor<8x4xf32>) -> (tensor<f32>, tensor<f32>) {
   %s = dist.microbatches 2 (%xk = %x) : (tensor<8x4xf32>) -> (tensor<f32>) {
-    // expected-error@+1 {{op is marked for pipeline stage 3 but the step has 2 stages}}
+    // expected-error@+1 {{op is marked for pipeline stage 3 but the step has 2 (virtual) stages}}
     %l = nn.reduce_mean %xk axes = [0, 1] {dist.stage = 3 : i64} : tensor<4x4xf32> -> tensor<f32>
     dist.yield %l : tensor<f32>
   }
@@ -43,3 +43,4 @@ func.func @marked(%x: tensor<8x4xf32>) -> (tensor<f32>, tensor<f32>) {
 module {
   dist.mesh @m axes [<"dp" = 2, intra_node>]
 }
+

@@ -27,7 +27,7 @@ func.func @main(%x: tensor<8x4xf32> {nn.name = "x"}) -> (tensor<f32> {nn.name = 
 // SPLIT: dist.microbatches 3
 // SPLIT: nn.matmul {{.*}}dist.stage = 0
 // SPLIT: dist.send %{{.*}} to 1 over @mesh ["pp"] tag = [[FWD:[0-9]+]]
-// SPLIT: dist.recv from 1 over @mesh ["pp"] tag = [[BWD:[0-9]+]] {dist.backward}
+// SPLIT: dist.recv from 1 over @mesh ["pp"] tag = [[BWD:[0-9]+]] {dist.backward, dist.stage = 0 : i64}
 // SPLIT: dist.yield
 // SPLIT: return
 

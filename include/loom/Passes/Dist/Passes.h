@@ -3,6 +3,7 @@
 #ifndef LOOM_PASSES_DIST_PASSES_H
 #define LOOM_PASSES_DIST_PASSES_H
 
+#include "loom/Dialect/Dist/DistDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 
