@@ -93,6 +93,7 @@ void loom::buildCPULoweringPipeline(OpPassManager &pm,
   pm.addPass(cpu::createLinalgToKernels());
   bufferization::buildBufferDeallocationPipeline(
       pm, bufferization::BufferDeallocationPipelineOptions());
+  pm.addPass(createFreeEarly());
   pm.addPass(createBufferizationToMemRefPass());
   pm.addPass(cpu::createOutlineKernels());
   pm.addPass(createConvertLinalgToLoopsPass());

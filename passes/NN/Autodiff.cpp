@@ -44,7 +44,8 @@ Value zerosLike(OpBuilder &b, Location loc, Type type) {
 LogicalResult loom::buildGradients(OpBuilder &b, Location loc,
                                    ArrayRef<Operation *> ops, Value loss,
                                    Value seed, ArrayRef<Value> targets,
-                                   SmallVectorImpl<Value> &targetGrads) {
+                                   SmallVectorImpl<Value> &targetGrads,
+                                   GradientOpHook onBuilt) {
   // Only ops on a path from a target need a gradient rule (a frozen
   // embedding table's gather does not).
   llvm::DenseSet<Value> active(targets.begin(), targets.end());
@@ -54,26 +55,19 @@ LogicalResult loom::buildGradients(OpBuilder &b, Location loc,
       active.insert(op->result_begin(), op->result_end());
   llvm::DenseMap<Value, Value> grads;
   grads[loss] = seed;
-  // What the backward pass builds is marked `dist.backward`, and each op's
-  // gradient ops take its `dist.stage`: a pipeline schedule runs them as the
-  // microbatch's backward unit on the stage of the op they differentiate.
-  // (Spelled out: this layer does not link the dist dialect.)
+  // The ops built since `before`, for the hook.
   Block *block = b.getInsertionBlock();
-  auto firstNew = [&](Operation *before) {
-    return before ? std::next(Block::iterator(before)) : block->begin();
-  };
   auto lastBefore = [&]() -> Operation * {
     Block::iterator ip = b.getInsertionPoint();
     return ip == block->begin() ? nullptr : &*std::prev(ip);
   };
-  Operation *start = lastBefore();
-  auto mark = [&](Operation *before, Attribute stage) {
-    for (Block::iterator it = firstNew(before); it != b.getInsertionPoint();
-         ++it) {
-      it->setAttr("dist.backward", b.getUnitAttr());
-      if (stage && !it->hasAttr("dist.stage"))
-        it->setAttr("dist.stage", stage);
-    }
+  auto report = [&](Operation *before, Operation *of) {
+    if (!onBuilt)
+      return;
+    for (Block::iterator it = before ? std::next(Block::iterator(before))
+                                     : block->begin();
+         it != b.getInsertionPoint(); ++it)
+      onBuilt(&*it, of);
   };
   auto accumulate = [&](Value v, Value g) {
     auto it = grads.find(v);
@@ -102,8 +96,7 @@ LogicalResult loom::buildGradients(OpBuilder &b, Location loc,
              << op->getName() << "': it has no gradient rule";
     SmallVector<Value> operandGrads(op->getNumOperands());
     Operation *before = lastBefore();
-    auto markThisOp =
-        llvm::make_scope_exit([&] { mark(before, op->getAttr("dist.stage")); });
+    auto reportThisOp = llvm::make_scope_exit([&] { report(before, op); });
     if (failed(vjp.buildVJP(b, resultGrads, operandGrads)))
       return op->emitError("the gradient rule of '")
              << op->getName() << "' failed";
@@ -111,7 +104,6 @@ LogicalResult loom::buildGradients(OpBuilder &b, Location loc,
       if (g && isFloatTensor(operand.getType()))
         accumulate(operand, g);
   }
-  mark(start, Attribute());
   targetGrads.clear();
   for (Value t : targets)
     targetGrads.push_back(grads.lookup(t));

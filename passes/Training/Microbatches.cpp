@@ -66,7 +66,17 @@ FailureOr<Value> loom::training::buildMicrobatchLoop(
     });
   OpBuilder inner = OpBuilder::atBlockEnd(&body);
   SmallVector<Value> grads;
-  if (failed(buildGradients(inner, loc, forward, loss, seed, targets, grads)))
+  // What the backward pass builds is marked `dist.backward`, and each op's
+  // gradient ops take its `dist.stage`: a pipeline schedule runs them as the
+  // microbatch's backward unit, on the stage of the op they differentiate.
+  auto mark = [&](Operation *built, Operation *of) {
+    built->setAttr(dist::kBackwardAttrName, inner.getUnitAttr());
+    if (Attribute stage = of ? of->getAttr(dist::kStageAttrName) : nullptr)
+      if (!built->hasAttr(dist::kStageAttrName))
+        built->setAttr(dist::kStageAttrName, stage);
+  };
+  if (failed(buildGradients(inner, loc, forward, loss, seed, targets, grads,
+                            mark)))
     return failure();
   // The loop yields the gradients that flow, then the loss.
   SmallVector<Value> yields;

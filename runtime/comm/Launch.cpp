@@ -114,6 +114,20 @@ bool loom::rt::markRankStarted(int rank) {
   return ::close(fd) == 0 && ok;
 }
 
+bool loom::rt::markRankStage(int rank, int64_t stage) {
+  const char *dir = std::getenv("LOOM_STATUS_DIR");
+  if (!dir || !*dir)
+    return false;
+  std::string path = joinPath(dir, "rank" + std::to_string(rank) + ".stage");
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0)
+    return false;
+  std::string text = std::to_string(stage) + "\n";
+  int err = 0;
+  bool ok = writeAll(fd, text.data(), text.size(), err);
+  return ::close(fd) == 0 && ok;
+}
+
 void loom::rt::prepareTerminatedStatus(int rank) {
   std::string path = statusPath(rank);
   if (path.empty() || path.size() + 8 > sizeof(terminatedPath))

@@ -276,6 +276,22 @@ bool pipelineStage(const std::string &text, const std::string &dir, int rank,
     return false;
   }
   const std::vector<json::Value> &map = ranks->getArray();
+  for (size_t r = 0; r < map.size(); ++r)
+    if (!map[r].isInteger() || map[r].getInteger() < 0 ||
+        static_cast<size_t>(map[r].getInteger()) >= stages->getArray().size()) {
+      error = where + ": rank_stage[" + std::to_string(r) +
+              "] is not a stage index";
+      return false;
+    }
+  for (const json::Value &d : stages->getArray()) {
+    const std::string name = d.isString() ? d.getString() : "";
+    if (name.empty() || name.find('/') != std::string::npos || name == "." ||
+        name == "..") {
+      error = where + ": stage directory '" + name +
+              "' is not a plain name inside the artifact";
+      return false;
+    }
+  }
   if (rank < 0 || static_cast<size_t>(rank) >= map.size()) {
     error = where + " was compiled for " + std::to_string(map.size()) +
             " ranks; rank " + std::to_string(rank) + " has no stage";
@@ -321,11 +337,22 @@ extern "C" loom_program *loom_program_load_rank(const char *artifactDir,
   loom_program *program = loom_program_load_with_flags(
       stageDir.empty() ? artifactDir : stageDir.c_str(), flags, err, errLen);
   if (program && !stageDir.empty()) {
+    // pipelineStage checked these.
     json::Value root;
     json::ParseError parseError;
-    if (json::parse(text, root, parseError))
-      program->pipelineStages = static_cast<int64_t>(
-          root.find("pipeline")->find("stages")->getArray().size());
+    if (json::parse(text, root, parseError)) {
+      const json::Value *pipeline = root.find("pipeline");
+      for (const json::Value &d : pipeline->find("stages")->getArray())
+        program->stageDirs.push_back(joinPath(dir, d.getString()));
+      for (const json::Value &s : pipeline->find("rank_stage")->getArray())
+        program->rankStages.push_back(s.isInteger() ? s.getInteger() : -1);
+      program->pipelineStages = static_cast<int64_t>(program->stageDirs.size());
+      program->pipelineStage = program->rankStages[rank];
+      program->pipelineDir = dir;
+      const json::Value *axis = pipeline->find("axis");
+      program->pipelineAxis =
+          axis && axis->isString() ? axis->getString() : "pp";
+    }
   }
   return program;
 }

@@ -30,6 +30,14 @@ struct loom_program {
   /// The stages of the pipelined artifact this program is one stage of
   /// (loom_program_load_rank), else 1.
   int64_t pipelineStages = 1;
+  /// For a stage of a pipelined artifact: its index, the pipelined
+  /// artifact's directory, each rank's stage and each stage's directory.
+  int64_t pipelineStage = 0;
+  std::string pipelineDir;
+  /// The mesh axis whose coordinate is the stage.
+  std::string pipelineAxis;
+  std::vector<int64_t> rankStages;
+  std::vector<std::string> stageDirs;
   loom::rt::Manifest manifest;
   std::vector<loom_tensor_info> parameterInfos;
   std::vector<loom_tensor_info> inputInfos;

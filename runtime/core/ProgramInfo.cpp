@@ -147,6 +147,14 @@ extern "C" const char *loom_program_tensor_sharding(const loom_program *program,
   return dims[dim].c_str();
 }
 
+extern "C" int64_t loom_program_pipeline_stage(const loom_program *program) {
+  return program && program->pipelineStages > 1 ? program->pipelineStage : -1;
+}
+
+extern "C" int64_t loom_program_pipeline_stages(const loom_program *program) {
+  return program ? program->pipelineStages : 1;
+}
+
 extern "C" const char *loom_program_artifact_dir(const loom_program *program) {
   return program ? program->artifactDir.c_str() : nullptr;
 }

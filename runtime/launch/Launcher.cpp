@@ -75,6 +75,8 @@ struct RankReport {
   int64_t code = 0;
   std::string message;
   bool orderly = false;
+  /// The pipeline stage the rank runs (rank<R>.stage), or -1.
+  int64_t stage = -1;
 };
 
 RankReport readRankReport(const std::string &dir, int64_t rank) {
@@ -85,6 +87,8 @@ RankReport readRankReport(const std::string &dir, int64_t rank) {
     report.started = true;
     report.pid = static_cast<pid_t>(std::atol(text.c_str()));
   }
+  if (readFileToString(base + ".stage", 64, text, message) && !text.empty())
+    report.stage = std::atoll(text.c_str());
   if (!readFileToString(joinPath(dir, "rank" + std::to_string(rank) + ".json"),
                         1 << 20, text, message))
     return report;
@@ -172,6 +176,13 @@ void reportFailedRanks(const std::string &dir, int64_t ranks, int exitCode,
   if (!anyLoud && anyOrderly)
     return; // the ranks agreed to fail and one printed why
 
+  // "3", or "3 (pipeline stage 1)".
+  auto label = [&](int64_t r) {
+    std::string text = std::to_string(r);
+    if (reports[r].stage >= 0)
+      text += " (pipeline stage " + std::to_string(reports[r].stage) + ")";
+    return text;
+  };
   // Ranks that failed alike share a line ("ranks 0, 1 failed ...").
   bool printed = false;
   std::vector<bool> done(reports.size(), false);
@@ -179,13 +190,13 @@ void reportFailedRanks(const std::string &dir, int64_t ranks, int exitCode,
     if (!loud[r] || done[r])
       continue;
     const RankReport &report = reports[r];
-    std::string who = std::to_string(r);
+    std::string who = label(r);
     bool several = false;
     for (int64_t other = r + 1; other < ranks; ++other) {
       const RankReport &next = reports[other];
       if (loud[other] && next.present == report.present &&
           next.code == report.code && next.message == report.message) {
-        who += ", " + std::to_string(other);
+        who += ", " + label(other);
         done[other] = true;
         several = true;
       }
@@ -207,16 +218,16 @@ void reportFailedRanks(const std::string &dir, int64_t ranks, int exitCode,
   for (int64_t r = 0; r < ranks; ++r) {
     const RankReport &report = reports[r];
     if (report.status == "terminated" && !anyLoud)
-      std::fprintf(stderr, "%s: error: rank %lld was terminated\n", name,
-                   static_cast<long long>(r));
+      std::fprintf(stderr, "%s: error: rank %s was terminated\n", name,
+                   label(r).c_str());
     else if (report.status == "terminated" && allTimeouts)
       std::fprintf(stderr,
-                   "%s: error: rank %lld was terminated while the others "
+                   "%s: error: rank %s was terminated while the others "
                    "waited for it (it may have hung)\n",
-                   name, static_cast<long long>(r));
+                   name, label(r).c_str());
     else if (!report.started && !report.present && !anyLoud)
-      std::fprintf(stderr, "%s: error: rank %lld did not start\n", name,
-                   static_cast<long long>(r));
+      std::fprintf(stderr, "%s: error: rank %s did not start\n", name,
+                   label(r).c_str());
     else
       continue;
     printed = true;

@@ -65,4 +65,30 @@ def CopyAliasedResults : Pass<"loom-copy-aliased-results", "mlir::ModuleOp"> {
                            "mlir::tensor::TensorDialect"];
 }
 
+def FreeEarly : Pass<"loom-free-early", "mlir::ModuleOp"> {
+  let summary = "Free each buffer right after its last use";
+  let description = [{
+    The ownership-based deallocation pipeline frees a block's buffers at
+    the end of the block, so a training step (one block) would hold every
+    intermediate of every microbatch at once: accumulation, pipeline
+    schedules and recomputation could not lower its peak. This pass moves
+    each `memref.dealloc` up to right after the last op in its block that
+    uses the buffer or anything derived from it (views, casts, extracted
+    pointers). Compiled code runs synchronously (runtime calls copy what
+    they keep), so the buffer is free there. A dealloc whose buffer is used
+    in another block stays where it is.
+
+    ```mlir
+    // before
+    %a = memref.alloc() : memref<4xf32>
+    linalg.generic ... outs(%a)
+    linalg.generic ins(%a) ...
+    ... // much more
+    memref.dealloc %a : memref<4xf32>
+    // after: memref.dealloc %a right after the second generic
+    ```
+  }];
+  let dependentDialects = ["mlir::memref::MemRefDialect"];
+}
+
 #endif // LOOM_TRANSFORMS_PASSES

@@ -10,6 +10,7 @@
 #include "loom/runtime/Kernels.h"
 #include "devices/cpu/PackedGemm.h"
 
+#include <algorithm>
 #include <cblas.h>
 #include <dlfcn.h>
 
@@ -334,6 +335,7 @@ public:
           blocks.erase(blocks.begin() + static_cast<std::ptrdiff_t>(i));
           cachedBytes -= size;
           live[p] = size;
+          count(size);
           return p;
         }
       }
@@ -350,7 +352,20 @@ public:
       return nullptr;
     std::lock_guard<std::mutex> lock(mutex);
     live[p] = size;
+    count(size);
     return p;
+  }
+
+  /// Bytes held by programs now, and the most held at once since the last
+  /// reset.
+  void stats(int64_t *liveOut, int64_t *peakOut, bool resetPeak) {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (liveOut)
+      *liveOut = static_cast<int64_t>(liveBytes);
+    if (peakOut)
+      *peakOut = static_cast<int64_t>(peakBytes);
+    if (resetPeak)
+      peakBytes = liveBytes;
   }
 
   void release(void *p) {
@@ -364,6 +379,7 @@ public:
     }
     size_t size = it->second;
     live.erase(it);
+    liveBytes -= size;
     // Bound what the cache keeps so a one-off peak is returned to the OS.
     if (cachedBytes + size > kMaxCachedBytes) {
       std::free(p);
@@ -374,12 +390,18 @@ public:
   }
 
 private:
+  void count(size_t size) {
+    liveBytes += size;
+    peakBytes = std::max(peakBytes, liveBytes);
+  }
+
   static constexpr size_t kMaxCachedBytes = size_t(8) << 30;
   static constexpr size_t kHugeThreshold = size_t(1) << 20;
   std::mutex mutex;
   std::unordered_map<void *, size_t> live;
   std::unordered_map<size_t, std::vector<void *>> freeBlocks;
   size_t cachedBytes = 0;
+  size_t liveBytes = 0, peakBytes = 0;
 };
 
 BufferCache &bufferCache() {
@@ -577,6 +599,10 @@ void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment, size_t size) {
 }
 
 void _mlir_memref_to_llvm_free(void *p) { bufferCache().release(p); }
+
+void loom_buffer_stats(int64_t *live, int64_t *peak, int reset_peak) {
+  bufferCache().stats(live, peak, reset_peak != 0);
+}
 
 void loom_set_num_threads(int threads) {
   if (threads > 0)

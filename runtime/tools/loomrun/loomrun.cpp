@@ -275,6 +275,8 @@ int runRank(const Options &options) {
                                         message, sizeof(message));
   if (!self.program)
     problem = message;
+  else if (reportStatus && loom_program_pipeline_stage(self.program) >= 0)
+    markRankStage(self.rank, loom_program_pipeline_stage(self.program));
   if (!self.agree(problem))
     return 1;
   loom_program *program = self.program;

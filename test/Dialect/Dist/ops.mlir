@@ -111,3 +111,18 @@ func.func @microbatches(%x: tensor<16x4xf32>, %y: tensor<16xi64>, %w: tensor<4x2
   }
   return %g, %l : tensor<4x2xf32>, tensor<f32>
 }
+
+// Transfers between pipeline stages (a block of a data-parallel value
+// crosses in its layout) and a recomputation barrier.
+// CHECK-LABEL: func.func @transfers
+// CHECK: dist.send %{{.*}} to 1 over @m ["tp"] tag = 3 : tensor<8x16xf32>
+// CHECK: dist.send %{{.*}} to 1 over @m ["tp"] tag = 4 layout <@m, [{"dp"}, {}]> : tensor<8x16xf32>
+// CHECK: %[[R:.*]] = dist.recv from 1 over @m ["tp"] tag = 5 {dist.backward} : tensor<8x16xf32>
+// CHECK: dist.recompute %[[R]] : tensor<8x16xf32>
+func.func @transfers(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
+  dist.send %x to 1 over @m ["tp"] tag = 3 : tensor<8x16xf32>
+  dist.send %x to 1 over @m ["tp"] tag = 4 layout <@m, [{"dp"}, {}]> : tensor<8x16xf32>
+  %r = dist.recv from 1 over @m ["tp"] tag = 5 {dist.backward} : tensor<8x16xf32>
+  %k = dist.recompute %r : tensor<8x16xf32>
+  return %k : tensor<8x16xf32>
+}

@@ -23,7 +23,8 @@
 // Unrolled: the input's microbatch k is rows k, k + 2, ... (so a split of
 // the batch over devices stays local); each is differentiated on its own (its activations die before the next
 // starts), the gradients add up with seeds loss_scale / 2, and the loss is
-// the mean of the two.
+// the mean of the two. A sum grows after the unit that makes its value:
+// losses after each forward unit, gradients after each backward unit.
 // CHECK: grad_accum = 2, data_inputs = ["x"], batch = 16
 // CHECK: func.func @main(%[[X:.*]]: tensor<16x4xf32> {nn.name = "x"}
 // CHECK: %[[R:.*]] = nn.reshape %[[X]] [8, 2, 4] : tensor<16x4xf32> -> tensor<8x2x4xf32>
@@ -32,9 +33,9 @@
 // CHECK: %[[L0:.*]] = nn.reduce_mean
 // CHECK: %[[G0:.*]] = nn.matmul %{{.*}}, %{{.*}} : tensor<4x8xf32>, tensor<8x2xf32> -> tensor<4x2xf32>
 // CHECK: %[[L1:.*]] = nn.reduce_mean
+// CHECK: %[[LS:.*]] = nn.add %[[L0]], %[[L1]]
 // CHECK: %[[G1:.*]] = nn.matmul %{{.*}}, %{{.*}} : tensor<4x8xf32>, tensor<8x2xf32> -> tensor<4x2xf32>
 // CHECK: nn.add %[[G0]], %[[G1]]
-// CHECK: %[[LS:.*]] = nn.add %[[L0]], %[[L1]]
 // CHECK: %[[LOSS:.*]] = nn.mul %[[LS]], %{{.*}}
 // CHECK: return %[[LOSS]]
 func.func @main(%x: tensor<8x4xf32> {nn.name = "x"}) -> (tensor<f32> {nn.name = "l"}) {

@@ -288,7 +288,8 @@ TEST_F(DistTest, ValidManifestAndAccessors) {
             LOOM_ERROR_INVALID_ARGUMENT);
   EXPECT_STREQ(loom_collective_kind_name(LOOM_COLLECTIVE_ALL_TO_ALL),
                "all_to_all");
-  EXPECT_STREQ(loom_collective_kind_name(6), "invalid");
+  EXPECT_STREQ(loom_collective_kind_name(LOOM_COLLECTIVE_RECV), "recv");
+  EXPECT_STREQ(loom_collective_kind_name(LOOM_COLLECTIVE_NUM_KINDS), "invalid");
 
   const loom_tensor_info *in = loom_program_input(program, 0);
   EXPECT_EQ(in->nbytes, 48u);
@@ -353,7 +354,7 @@ TEST_F(DistTest, BadMeshesGroupsAndCollectives) {
           R"(, "collectives": [{"kind": "gather", "group": 0, "bytes": 4}])")),
       "'collectives[0].kind' is \"gather\", which is not a collective this "
       "runtime knows (known: all_reduce, all_gather, reduce_scatter, "
-      "all_to_all, broadcast, take_shard)");
+      "all_to_all, broadcast, take_shard, send, recv)");
   EXPECT_EQ(
       loadError(distManifest(
           meshDpTp, groups3, x, y,
@@ -567,7 +568,7 @@ TEST(Comm, PluginsOfAnotherBackendAbiAreRefused) {
       << message;
   EXPECT_EQ(message.find("loom_comm_create: communicator backend plugin '"), 0u)
       << message;
-  EXPECT_EQ(LOOM_COMM_BACKEND_ABI_VERSION, 2);
+  EXPECT_EQ(LOOM_COMM_BACKEND_ABI_VERSION, 3);
 }
 
 TEST_F(DistTest, BindChecksTheMeshSize) {
@@ -664,7 +665,8 @@ TEST_F(DistTest, OneDeviceMeshRunsOnTheSelfWorld) {
   loom_collective_stats(LOOM_COLLECTIVE_ALL_REDUCE, &calls, &bytes, nullptr);
   EXPECT_EQ(calls, callsBefore + 1);
   EXPECT_EQ(bytes, bytesBefore + 16);
-  EXPECT_EQ(loom_collective_stats(6, &calls, nullptr, nullptr),
+  EXPECT_EQ(loom_collective_stats(LOOM_COLLECTIVE_NUM_KINDS, &calls, nullptr,
+                                  nullptr),
             LOOM_ERROR_INVALID_ARGUMENT);
   // Freeing the communicator first unbinds the program.
   EXPECT_EQ(bindAndRun(artifact(), comm, x, y, /*freeCommFirst=*/true), "");

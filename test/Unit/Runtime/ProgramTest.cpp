@@ -361,31 +361,31 @@ TEST_F(ArtifactTest, FormatAndVersions) {
                            "\"loom-artifact\": this is not a Loom artifact "
                            "manifest");
   manifest = affineManifest();
-  manifest.set("format_version", json::Value::integer(4));
+  manifest.set("format_version", json::Value::integer(5));
   // The version is checked before the rest of a manifest whose schema may
   // differ.
   manifest.erase("inputs");
   EXPECT_EQ(loadError(manifest),
             manifestPath + ": artifact '" + artifact() +
-                "' has format_version 4; this runtime reads format_version "
-                "1 to 3: recompile it with a matching loomc");
+                "' has format_version 5; this runtime reads format_version "
+                "1 to 4: recompile it with a matching loomc");
   manifest.set("format_version", json::Value::integer(0));
   EXPECT_EQ(loadError(manifest),
             manifestPath + ": artifact '" + artifact() +
                 "' has format_version 0; this runtime reads format_version "
-                "1 to 3: recompile it with a matching loomc");
+                "1 to 4: recompile it with a matching loomc");
   // Every version loads.
-  for (int version : {1, 2, 3}) {
+  for (int version : {1, 2, 3, 4}) {
     manifest = affineManifest();
     manifest.set("format_version", json::Value::integer(version));
     EXPECT_EQ(loadError(manifest), "");
   }
   manifest = affineManifest();
-  manifest.set("runtime_abi", json::Value::integer(4));
+  manifest.set("runtime_abi", json::Value::integer(5));
   EXPECT_EQ(
       loadError(manifest),
       manifestPath + ": artifact '" + artifact() +
-          "' was built for runtime ABI 4; this runtime supports ABI 1 to 3: "
+          "' was built for runtime ABI 5; this runtime supports ABI 1 to 4: "
           "recompile it with a matching loomc");
   manifest.set("runtime_abi", json::Value::string("1"));
   EXPECT_EQ(loadError(manifest),

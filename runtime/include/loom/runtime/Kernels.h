@@ -54,6 +54,11 @@ void *_mlir_memref_to_llvm_alloc(size_t size);
 void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment, size_t size);
 void _mlir_memref_to_llvm_free(void *p);
 
+/// The runtime's accounting of those buffers (not part of the program ABI):
+/// the bytes programs hold now and the most they held at once since the
+/// last reset; a nonzero `reset_peak` then restarts the peak from now.
+void loom_buffer_stats(int64_t *live, int64_t *peak, int reset_peak);
+
 /// Strided copy between two unranked memref descriptors (MLIR's lowering of
 /// `memref.copy` calls it for non-contiguous views).
 void memrefCopy(int64_t elemSize, void *src, void *dst);

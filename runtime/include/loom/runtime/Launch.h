@@ -34,6 +34,10 @@ bool writeRankStatus(int rank, const char *status, int code,
 /// stopped before it started. False without LOOM_STATUS_DIR.
 bool markRankStarted(int rank);
 
+/// Records which pipeline stage `rank` runs (rank<R>.stage in
+/// $LOOM_STATUS_DIR), so that the launcher names it with a failed rank.
+bool markRankStage(int rank, int64_t stage);
+
 /// Prepares the "terminated" status of `rank` so that
 /// writeTerminatedStatus() can write it from a signal handler.
 void prepareTerminatedStatus(int rank);
