@@ -110,24 +110,39 @@ loom::driver::planAuto(ModuleOp module, const Options &options, Location loc) {
                           : OptimizerKind::SGD;
   if (options.train.zeroGiven)
     popts.zero = options.train.step.zero;
-  if (!po.simulate)
-    popts.microbatches = 1; // --grad-accum multiplies the batch instead
+  // What runs: the model's batch is one microbatch of the step (loomc's
+  // --microbatches); a simulated plan splits the model's batch instead.
+  if (!po.simulate) {
+    if (options.train.enabled)
+      popts.graphMicrobatches = options.train.step.gradAccum;
+    else
+      popts.microbatches = 1;
+  }
+  if (options.train.recomputeGiven)
+    popts.recompute = options.train.recompute != "off";
+  // The planner prices GPipe and 1F1B; ZB-H1 and interleaved 1F1B run with
+  // 1F1B's memory and are priced as it (their smaller bubble is not
+  // modelled yet).
+  if (options.train.scheduleGiven)
+    popts.schedule = options.train.schedule == "gpipe"
+                         ? planner::Schedule::GPipe
+                         : planner::Schedule::OneFOneB;
   if (!options.mesh.empty()) {
-    // --strategy=auto --mesh: the mesh fixes dp and tp.
-    popts.dp = popts.tp = 1;
+    // --strategy=auto --mesh: the mesh fixes dp, tp and pp.
+    popts.dp = popts.tp = popts.pp = 1;
     int64_t total = 1;
     for (StringRef part : llvm::split(options.mesh, ',')) {
       auto [name, size] = part.split('=');
       int64_t n = 0;
+      StringRef axis = name.trim();
       if (size.trim().getAsInteger(10, n) || n < 1 ||
-          (name.trim() != "dp" && name.trim() != "tp"))
+          (axis != "dp" && axis != "tp" && axis != "pp"))
         return emitError(loc) << "--strategy=auto --mesh " << options.mesh
-                              << ": the planner takes axes dp and tp only";
-      (name.trim() == "dp" ? *popts.dp : *popts.tp) = n;
+                              << ": the planner takes axes dp, tp and pp";
+      (axis == "dp" ? *popts.dp : axis == "tp" ? *popts.tp : *popts.pp) = n;
       total *= n;
     }
     popts.devices = total;
-    popts.pp = 1;
   }
   FailureOr<std::unique_ptr<planner::Planner>> planner =
       planner::Planner::create(fn);
@@ -168,23 +183,32 @@ loom::driver::planAuto(ModuleOp module, const Options &options, Location loc) {
   }
   AutoDecision decision;
   decision.zero = plan.zero;
+  decision.schedule =
+      plan.schedule == planner::Schedule::GPipe ? "gpipe" : "1f1b";
+  decision.recompute = plan.recompute ? "full" : "off";
   if (po.explain && !options.outputGiven) {
     decision.done = true;
     return decision;
   }
-  if (!plan.executable() || po.simulate) {
-    if (options.emit != EmitKind::Plan && !(plan.executable() && !po.explain)) {
-      if (!plan.executable())
-        return emitError(loc)
-               << "the plan (" << plan.shape()
-               << ") has pipeline stages or recomputation, which the runtime "
-                  "does not execute yet: use --explain, --trace or "
-                  "--emit=plan, or drop --simulate for an executable plan";
-    }
+  if (po.simulate) {
+    // A simulated plan's microbatches split the model's batch, and GPUs are
+    // priced in mixed precision: it is shown, not compiled.
+    bool compilable = plan.executable();
+    if (options.emit != EmitKind::Plan && !compilable)
+      return emitError(loc)
+             << "the simulated plan (" << plan.shape()
+             << ") splits the model's batch into microbatches, pipeline "
+                "stages or recomputation: it is shown (--explain, --trace, "
+                "--emit=plan), not compiled; drop --simulate for a plan to "
+                "compile (the model's batch is then one microbatch of "
+                "--microbatches)";
     (*planner)->markStages(plan);
     decision.meshSpec = meshSpecOf(plan, /*withPipeline=*/true);
   } else {
-    decision.meshSpec = meshSpecOf(plan, /*withPipeline=*/false);
+    // Stage markers for -dist-assign-stages, which keeps them.
+    if (plan.pp > 1)
+      (*planner)->markStages(plan);
+    decision.meshSpec = meshSpecOf(plan, /*withPipeline=*/true);
   }
   if (!decision.meshSpec.empty())
     (*planner)->annotate(plan);

@@ -396,6 +396,8 @@ struct CommandLine {
     t.minLr = minLr;
     t.gradAccum = microbatches.getNumOccurrences() ? microbatches : gradAccum;
     options.train.schedule = schedule;
+    options.train.scheduleGiven = schedule.getNumOccurrences() > 0;
+    options.train.recomputeGiven = recompute.getNumOccurrences() > 0;
     options.train.virtualStages = virtualStages;
     options.train.recompute = recompute;
     t.clipGradNorm = clipGradNorm;

@@ -155,6 +155,13 @@ LogicalResult loom::driver::runPipeline(
       return success();
     if (train.enabled && !train.zeroGiven)
       train.step.zero = decision->zero;
+    if (train.enabled && !train.scheduleGiven)
+      train.schedule = decision->schedule;
+    if (train.enabled && !train.recomputeGiven) {
+      train.recompute = decision->recompute;
+      train.step.recompute = dist::symbolizeRecompute(train.recompute)
+                                 .value_or(dist::Recompute::Off);
+    }
     meshSpec = decision->meshSpec;
     // One device: the single-device path.
     if (meshSpec.empty())

@@ -22,6 +22,8 @@ struct AutoDecision {
   bool done = false;
   std::string meshSpec;
   int64_t zero = 0;
+  /// The plan's pipeline schedule and recomputation, as loomc spells them.
+  std::string schedule = "1f1b", recompute = "off";
 };
 
 /// Plans the model (--strategy=auto), prints what was asked, and writes the

@@ -93,8 +93,9 @@ void Planner::explain(const PlanResult &r, const Cluster &cluster,
   }
   os << "  executable      "
      << (p.executable() ? "yes"
-                        : "no: pipeline/recomputation are planned, not yet "
-                          "run (--simulate)")
+                        : "no: a simulated plan (its microbatches split the "
+                          "model's batch); plan without --simulate to "
+                          "compile one")
      << "\n\n";
 
   double total = p.time.total();
@@ -123,6 +124,15 @@ void Planner::explain(const PlanResult &r, const Cluster &cluster,
   mem("optimizer state", p.memory.optimizerState);
   mem("activations", p.memory.activations);
   mem("communication buffers", p.memory.commBuffers);
+  if (p.stageMemory.size() > 1) {
+    os << "  per stage               ";
+    for (const MemoryUse &m : p.stageMemory)
+      os << " " << formatBytes(m.total());
+    os << "  (bytes=";
+    for (auto [s, m] : llvm::enumerate(p.stageMemory))
+      os << (s ? "," : "") << llvm::formatv("{0:F0}", m.total());
+    os << ")\n";
+  }
   os << "\n";
 
   os << "communication per device per step\n";

@@ -86,7 +86,7 @@ LogicalResult Model::build(func::FuncOp function) {
              << "the planner needs the batch size: dimension 0 "
                 "of argument "
              << arg.getArgNumber() << " is dynamic (fix it with --input-shape)";
-    batch = type.getDimSize(0);
+    batch = graphBatch = type.getDimSize(0);
     break;
   }
   if (batch <= 0)

@@ -136,7 +136,11 @@ struct Assignment {
 class Model {
 public:
   mlir::func::FuncOp fn;
+  /// The global batch of the step planned, and the graph's (its inputs'
+  /// dimension 0): the same, unless the graph is one microbatch of it
+  /// (PlannerOptions::graphMicrobatches).
   int64_t batch = 0;
+  int64_t graphBatch = 0;
   std::vector<Node> nodes;
   std::vector<ValueInfo> values;
   std::vector<Segment> segments;

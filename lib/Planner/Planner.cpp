@@ -157,7 +157,7 @@ struct Search {
     p.mixed = mixed;
     p.train = options.train;
     p.microbatch = microbatch;
-    p.graphBatch = model.batch;
+    p.graphBatch = model.graphBatch;
     return p;
   }
 
@@ -395,6 +395,9 @@ struct Search {
     plan.time.exposedComm = m * sf.exposed + tf.tailDp;
     plan.time.bubble = (pp - 1) * sf.perMicrobatch;
     plan.memory = figures[fullest].memory;
+    plan.stageMemory.clear();
+    for (const StageFigures &f : figures)
+      plan.stageMemory.push_back(f.memory);
     plan.memoryCapacity = cluster.device.memoryGB * 1e9;
     plan.fits =
         plan.memory.total() <= plan.memoryCapacity * options.memoryFraction;
@@ -469,6 +472,7 @@ FailureOr<PlanResult> Planner::plan(const Cluster &cluster,
                                     std::string &why) {
   auto start = std::chrono::steady_clock::now();
   Model &m = *model;
+  m.batch = m.graphBatch * options.graphMicrobatches.value_or(1);
   bool mixed = options.precision == TrainingPrecision::Mixed;
   for (llvm::StringRef dtype : {"float32", mixed ? "bfloat16" : "float32"})
     if (cluster.device.peakTFLOPs.lookup(dtype) <= 0) {
@@ -501,9 +505,12 @@ FailureOr<PlanResult> Planner::plan(const Cluster &cluster,
       continue;
     const std::vector<Assignment> &cands = search.candidates(tp);
     for (int64_t pp : divisors(devices / tp)) {
-      if (options.pp ? pp != *options.pp
-                     : (pp > 1 && (!options.simulate ||
-                                   pp > std::max(1, segmentsWithWork))))
+      // Pipelines run when the graph is one microbatch of the step (loomc
+      // compiles the rest); --simulate prices any.
+      bool runnable = options.simulate || options.graphMicrobatches;
+      if (options.pp
+              ? pp != *options.pp
+              : (pp > 1 && (!runnable || pp > std::max(1, segmentsWithWork))))
         continue;
       int64_t dp = devices / tp / pp;
       if (options.dp && dp != *options.dp)
@@ -513,14 +520,17 @@ FailureOr<PlanResult> Planner::plan(const Cluster &cluster,
       for (int64_t mb : divisors(m.batch / dp)) {
         if (options.microbatches && mb != *options.microbatches)
           continue;
+        if (options.graphMicrobatches && mb != *options.graphMicrobatches)
+          continue;
         for (int recompute = 0; recompute < 2; ++recompute) {
-          if (options.recompute
-                  ? (bool)recompute != *options.recompute
-                  : recompute && (!options.simulate || !options.train))
+          if (options.recompute ? (bool)recompute != *options.recompute
+                                : recompute && (!runnable || !options.train))
             continue;
           for (const Assignment &a : cands) {
             for (Schedule sched : {Schedule::OneFOneB, Schedule::GPipe}) {
               if (pp == 1 && sched == Schedule::GPipe)
+                continue;
+              if (pp > 1 && options.schedule && sched != *options.schedule)
                 continue;
               for (int64_t zero = 0; zero < 4; ++zero) {
                 if (options.zero ? zero != *options.zero
@@ -534,6 +544,7 @@ FailureOr<PlanResult> Planner::plan(const Cluster &cluster,
                 plan.zero = zero;
                 plan.recompute = recompute;
                 plan.schedule = pp > 1 ? sched : Schedule::None;
+                plan.simulated = options.simulate;
                 if (!search.evaluate(plan, a))
                   continue;
                 ++result.plansPriced;

@@ -61,6 +61,9 @@ struct TrainOptions {
   /// Model chunks per stage (--virtual-stages; 0: 2 for the interleaved
   /// schedule, else 1).
   int64_t virtualStages = 0;
+  /// Whether --schedule and --recompute were given (the planner chooses
+  /// them otherwise).
+  bool scheduleGiven = false, recomputeGiven = false;
 
   /// The chunks per stage the schedule runs.
   int64_t chunks() const {

@@ -45,6 +45,13 @@ struct PlannerOptions {
   int64_t devices = 0;
   /// Restrictions (unset: searched).
   std::optional<int64_t> dp, tp, pp, zero, microbatches;
+  /// The graph is one microbatch of a step of this many (loomc
+  /// --microbatches): the global batch is the graph's times this, and the
+  /// plan uses exactly this many microbatches. Unset: the graph's batch is
+  /// the step's, and microbatches split it.
+  std::optional<int64_t> graphMicrobatches;
+  /// The pipeline schedule to price (unset: GPipe and 1F1B are searched).
+  std::optional<Schedule> schedule;
   std::optional<bool> recompute;
   /// Per-op tensor parallelism restricted to the Megatron pairing.
   bool megatronOnly = false;
@@ -109,6 +116,8 @@ struct Plan {
 
   StepTime time;
   MemoryUse memory;
+  /// Each pipeline stage's (memory is the fullest's).
+  std::vector<MemoryUse> stageMemory;
   double memoryCapacity = 0;
   bool fits = true;
   double mfu = 0;
@@ -131,7 +140,15 @@ struct Plan {
   /// For rejected plans: the term that made it lose against the chosen one.
   std::string lostOn;
 
-  bool executable() const { return pp == 1 && !recompute; }
+  /// Planned under --simulate: its microbatches split the model's batch
+  /// (else the model's batch is one microbatch).
+  bool simulated = false;
+
+  /// Whether loomc can compile it as planned: any plan but a simulated one
+  /// that splits the model's batch, cuts stages or recomputes.
+  bool executable() const {
+    return !simulated || (pp == 1 && !recompute && microbatches == 1);
+  }
   /// `dp=4,tp=2 pp=1 mb=8x2 zero=1 recompute=off`.
   std::string shape() const;
 };

@@ -116,6 +116,12 @@ void printInfo(const loom_program *program) {
   if (loom_program_mesh_num_axes(program) > 0)
     std::printf("mesh: %s (%lld devices)\n", describeMesh(program).c_str(),
                 static_cast<long long>(loom_program_mesh_size(program)));
+  // A pipelined artifact is described by its first stage, below.
+  if (loom_program_pipeline_stages(program) > 1)
+    std::printf("pipeline: %lld stages (the manifest's rank_stage says which "
+                "rank runs which); stage %lld below\n",
+                static_cast<long long>(loom_program_pipeline_stages(program)),
+                static_cast<long long>(loom_program_pipeline_stage(program)));
   size_t numGroups = loom_program_num_groups(program);
   if (numGroups) {
     std::printf("groups (%zu):\n", numGroups);
