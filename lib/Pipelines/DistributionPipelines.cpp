@@ -215,7 +215,11 @@ void loom::buildStagePipeline(OpPassManager &pm, int64_t stage, int64_t stages,
   pm.addPass(createDistUnrollMicrobatches());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
-  pm.addPass(createDistPropagateSharding());
+  // The layouts were propagated (and their conflicts reported) before the
+  // split: this run only fills in what canonicalization made.
+  DistPropagateShardingOptions quiet;
+  quiet.remarks = false;
+  pm.addPass(createDistPropagateSharding(quiet));
   pm.addPass(createDistTieStateLayouts());
   pm.addPass(createDistInsertReshards());
   if (!partition)

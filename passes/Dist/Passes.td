@@ -61,6 +61,11 @@ def DistPropagateSharding : Pass<"dist-propagate-sharding", "mlir::ModuleOp"> {
     tensors and the layout kept. Factors the rule marks replicated are
     never split.
   }];
+  let options = [
+    Option<"remarks", "remarks", "bool", "true",
+           "Report conflicts resolved by priority as remarks (a second run "
+           "over layouts already propagated has nothing new to say)">
+  ];
   let dependentDialects = ["::loom::dist::DistDialect"];
 }
 

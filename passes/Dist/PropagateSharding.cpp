@@ -78,7 +78,8 @@ bool before(const Candidate &a, const Candidate &b) {
 
 class Propagator {
 public:
-  Propagator(func::FuncOp fn, MeshOp mesh) : fn(fn), mesh(mesh) {}
+  Propagator(func::FuncOp fn, MeshOp mesh, bool remarks)
+      : fn(fn), mesh(mesh), remarks(remarks) {}
 
   void run() {
     seed();
@@ -98,9 +99,10 @@ public:
       if (!changed)
         break;
     }
-    for (auto &[op, lines] : conflicts)
-      for (const std::string &line : lines)
-        op->emitRemark() << line;
+    if (remarks)
+      for (auto &[op, lines] : conflicts)
+        for (const std::string &line : lines)
+          op->emitRemark() << line;
     write(ops);
   }
 
@@ -494,6 +496,7 @@ private:
 
   func::FuncOp fn;
   MeshOp mesh;
+  bool remarks;
   llvm::DenseMap<Value, State> states;
   llvm::MapVector<Operation *, SmallVector<std::string>> conflicts;
 };
@@ -549,6 +552,7 @@ FailureOr<MeshOp> findMesh(func::FuncOp fn) {
 
 struct DistPropagateShardingPass
     : loom::impl::DistPropagateShardingBase<DistPropagateShardingPass> {
+  using Base::Base;
   void runOnOperation() override {
     for (auto fn : getOperation().getOps<func::FuncOp>()) {
       if (fn.isExternal() || fn->hasAttr(kSPMDAttrName))
@@ -562,7 +566,7 @@ struct DistPropagateShardingPass
         fn.emitError("sharding propagation needs a single-block function");
         return signalPassFailure();
       }
-      Propagator(fn, *mesh).run();
+      Propagator(fn, *mesh, remarks).run();
     }
   }
 };

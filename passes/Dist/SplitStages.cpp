@@ -23,6 +23,7 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SetVector.h"
 
 namespace loom {
 #define GEN_PASS_DEF_DISTSPLITSTAGES
@@ -171,7 +172,7 @@ private:
     for (unsigned i = 0; i < kSharedResults; ++i)
       for (int64_t s = 0; s < stages; ++s)
         need(ret.getOperand(i), s, ret);
-    return checkTied();
+    return shareTied();
   }
 
   /// Dead code (the gradients of constants, say) would otherwise cross
@@ -187,24 +188,38 @@ private:
     sweep(fn.getBody().front());
   }
 
-  /// A parameter two stages use would need two copies kept equal.
-  LogicalResult checkTied() {
+  /// A parameter several stages use (GPT's tied wte and lm_head) has a copy
+  /// on each. Its gradient is summed where the gradient builder sums it
+  /// (the parts cross like any value), and the updated value goes from the
+  /// stage that computes it to the others, which return it as their update
+  /// of the parameter: the copies stay equal.
+  LogicalResult shareTied() {
     for (auto param : fn.getBody().front().getOps<nn::ParameterOp>()) {
-      int64_t first = kEverywhere;
-      for (Operation *user : param->getUsers()) {
-        int64_t h = device(home(user));
-        if (h == kEverywhere)
+      llvm::SmallSetVector<int64_t, 4> devices;
+      for (Operation *user : param->getUsers())
+        if (int64_t h = device(home(user)); h != kEverywhere)
+          devices.insert(h);
+      auto update = param->getAttrOfType<StringAttr>(nn::kUpdateAttrName);
+      if (devices.size() < 2 || !update)
+        continue;
+      bool found = false;
+      for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
+        auto name = fn.getResultAttrOfType<StringAttr>(i, nn::kNameAttrName);
+        if (name != update)
           continue;
-        if (first == kEverywhere)
-          first = h;
-        else if (h != first)
-          return param.emitError("parameter '")
-                 << param.getName() << "' is used by pipeline stages "
-                 << std::min(first, h) << " and " << std::max(first, h)
-                 << ": parameters shared across stages (tied embeddings) "
-                    "are not supported yet; cut the model elsewhere or untie "
-                    "them";
+        found = true;
+        for (int64_t d : devices) {
+          need(v, d, ret);
+          tiedResults[i].push_back(d);
+        }
       }
+      if (!found)
+        return param.emitError("parameter '")
+               << param.getName() << "' is used by pipeline stages "
+               << std::min(devices[0], devices[1]) << " and "
+               << std::max(devices[0], devices[1])
+               << ", but the step returns no update '" << update.getValue()
+               << "' to keep their copies equal";
     }
     return success();
   }
@@ -286,7 +301,8 @@ private:
     for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
       int64_t h = home(v);
       if (i < kSharedResults || device(h) == stage ||
-          (h == kEverywhere && stage == 0)) {
+          (h == kEverywhere && stage == 0) ||
+          llvm::is_contained(tiedResults.lookup(i), stage)) {
         operands.push_back(v);
         attrs.push_back(fn.getResultAttrDict(i));
       }
@@ -398,6 +414,8 @@ private:
   llvm::DenseMap<Operation *, int64_t> opHomes;
   SmallVector<Transfer> transfers;
   llvm::DenseMap<std::pair<Value, int64_t>, size_t> needed;
+  /// Results that tied parameters' stages all return, by index.
+  llvm::DenseMap<unsigned, SmallVector<int64_t>> tiedResults;
 };
 
 struct DistSplitStagesPass

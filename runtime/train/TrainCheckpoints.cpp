@@ -334,9 +334,11 @@ Trainer::writeCheckpointManifest(const std::string &dir, int64_t done,
   writer.endArray();
   writer.key("tensors").beginArray();
   std::vector<const Manifest *> stageList = stages();
+  // A parameter several stages hold (tied) is listed once, from the first.
+  std::set<std::string> listed;
   for (size_t s = 0; s < stageList.size(); ++s)
     for (const TensorSpec &parameter : stageList[s]->parameters) {
-      if (!isStateTensor(parameter))
+      if (!isStateTensor(parameter) || !listed.insert(parameter.name).second)
         continue;
       auto onStage = [&](int r) {
         return program->rankStages.empty() ||

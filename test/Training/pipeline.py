@@ -2,8 +2,9 @@
 20 AdamW steps (clipping on) with 4 microbatches per step, on pp=2 and pp=4
 under GPipe, 1F1B, ZB-H1 and interleaved 1F1B, with full and selective
 recomputation (pipelined and on one device), and with pp beside dp and tp
-(dp=2 x pp=2, tp=2 x pp=2, dp=2 x tp=2 x pp=2 on 8 ranks). The reference is one device
-with --grad-accum 4 (the same microbatches). Losses must match within 1e-5
+(dp=2 x pp=2, tp=2 x pp=2, dp=2 x tp=2 x pp=2 on 8 ranks), and a GPT whose
+head is its token embedding (tied across the first and the last stage).
+The reference is one device with --grad-accum 4 (the same microbatches). Losses must match within 1e-5
 relative, and every rank's comm log must match its stage's manifest.
 
     python pipeline.py --loomc loomc --loomrun loomrun WORKDIR [--only NAME]
@@ -45,6 +46,10 @@ CONFIGS = [
     ("tp=2,pp=2 megatron", ["--mesh", "pp=2,tp=2", "--strategy=megatron"], 4),
     ("dp=2,tp=2,pp=2 megatron", ["--mesh", "dp=2,pp=2,tp=2",
                                  "--strategy=megatron"], 8),
+    # GPT with lm_head = wte^T: a copy on the first and the last stage.
+    ("tied pp=2 1f1b", ["--mesh", "pp=2"], 2),
+    ("tied pp=4 interleaved", ["--mesh", "pp=4", "--schedule=interleaved"],
+     4),
 ]
 
 
@@ -59,26 +64,32 @@ def main():
     rng = np.random.default_rng(0)
     rng.integers(0, 64, 4096).astype("<u2").tofile(
         os.path.join(work, "tokens.bin"))
-    onnx_path = os.path.join(work, "gpt.onnx")
-    onnx_models.save(onnx_models.gpt(layers=4), onnx_path)
     shape = ["--input-shape", "input_ids=4x16"]
     data = ["--data", "input_ids=" + os.path.join(work, "tokens.bin")]
     flags = ["--train", "--loss=cross_entropy", "--logits=logits",
              "--optimizer=adamw", "--lr", "0.01", "--clip-grad-norm", "1.0",
              "--weight-decay", "0.01"]
-    ref_art = os.path.join(work, "gpt.loom")
-    ref_metrics = os.path.join(work, "gpt.jsonl")
-    common.run([args.loomc, onnx_path, *shape, *flags, "--grad-accum",
-                str(MICROBATCHES), "-o", ref_art])
-    common.run([args.loomrun, ref_art, *data, "--train", "--steps",
-                str(STEPS), "--threads", "1", "--metrics", ref_metrics])
-    reference = np.array(losses(ref_metrics))
-    print(f"gpt 4 layers: 1 device, {MICROBATCHES} microbatches: loss "
-          f"{reference[0]:.5f} -> {reference[-1]:.5f} over {STEPS} steps")
+    models, references = {}, {}
+    for model, tied in (("gpt", 0), ("tied", 1)):
+        onnx_path = os.path.join(work, model + ".onnx")
+        onnx_models.save(onnx_models.gpt(layers=4, tied=tied), onnx_path)
+        models[model] = onnx_path
+        ref_art = os.path.join(work, model + ".loom")
+        ref_metrics = os.path.join(work, model + ".jsonl")
+        common.run([args.loomc, onnx_path, *shape, *flags, "--grad-accum",
+                    str(MICROBATCHES), "-o", ref_art])
+        common.run([args.loomrun, ref_art, *data, "--train", "--steps",
+                    str(STEPS), "--threads", "1", "--metrics", ref_metrics])
+        references[model] = np.array(losses(ref_metrics))
+        print(f"{model} 4 layers: 1 device, {MICROBATCHES} microbatches: "
+              f"loss {references[model][0]:.5f} -> "
+              f"{references[model][-1]:.5f} over {STEPS} steps")
     total = failures = 0
     for name, extra, ranks in CONFIGS:
         if args.only and args.only != name:
             continue
+        model = "tied" if name.startswith("tied ") else "gpt"
+        onnx_path, reference = models[model], references[model]
         total += 1
         slug = name.replace(" ", "_").replace("=", "").replace(",", "_")
         art = os.path.join(work, slug + ".loom")

@@ -115,6 +115,35 @@ def main():
     reshard("1 device -> pp=2", pp2, 2, ckpt1)
     reshard("1 device -> pp=4 interleaved", pp4, 4, ckpt1)
 
+    # A GPT whose head is its token embedding: the copy on each end stage
+    # is checkpointed once, and resumes on one device.
+    tied_onnx = os.path.join(w, "tied.onnx")
+    onnx_models.save(onnx_models.gpt(layers=4, tied=1), tied_onnx)
+
+    def compile_tied(name, *flags):
+        art = os.path.join(w, name + ".loom")
+        run([args.loomc, tied_onnx, "--input-shape", "input_ids=4x16", *TRAIN,
+             "--microbatches", str(MICROBATCHES), *flags, "-o", art])
+        return art
+
+    tied_one, tied_pp2 = compile_tied("tied-one"), compile_tied(
+        "tied-pp2", "--mesh", "pp=2")
+    tied_ref = os.path.join(w, "tied-one.jsonl")
+    train(tied_one, 1, 2 * N, tied_ref)
+    tied_ckpt = os.path.join(w, "ckpt-tied")
+    train(tied_pp2, 2, N, os.path.join(w, "tied-pp2.jsonl"), "--ckpt",
+          tied_ckpt)
+    import json
+    listed = [t["name"] for t in json.load(open(os.path.join(
+        tied_ckpt, f"step-{N:08d}", "manifest.json")))["tensors"]]
+    tied_metrics = os.path.join(w, "tied-resumed.jsonl")
+    train(tied_one, 1, 2 * N, tied_metrics, "--ckpt", tied_ckpt, "--resume")
+    got = losses(tied_metrics)
+    report(listed.count("wte.weight") == 1 and len(got) == N and
+           np.allclose(got, losses(tied_ref)[N:], rtol=1e-5, atol=0),
+           "tied: the embedding both end stages hold is checkpointed once "
+           "and a pp=2 checkpoint resumes on one device")
+
     # A NaN in stage 1's gradients at step 3: every rank skips the update.
     nan = os.path.join(w, "nan.jsonl")
     out = train(pp2, 2, N, nan, "--log-every", "1",

@@ -165,11 +165,12 @@ def mlp(seed=0):
 
 
 def gpt(seed=0, opset=17, layers=2, hidden=32, heads=4, vocab=64, seq=16,
-        train_init=0, batch=0, weightless=0):
+        train_init=0, batch=0, weightless=0, tied=0):
     """A GPT-style decoder: token and position embeddings, causal attention
     masked with Trilu/Where, decomposed LayerNorm, erf-GELU MLP. `batch`
     fixes the batch dimension (0: dynamic); `weightless` makes the weights
-    graph inputs without data (see the module's doc)."""
+    graph inputs without data (see the module's doc); `tied` makes the head
+    the transposed token embedding, as GPT-2 exports write it."""
     if hidden % heads:
         sys.exit(f"gpt: hidden={hidden} is not divisible by heads={heads}")
     g = GraphBuilder(seed, bool(train_init), bool(weightless))
@@ -222,9 +223,10 @@ def gpt(seed=0, opset=17, layers=2, hidden=32, heads=4, vocab=64, seq=16,
         x = g.op("Add", [x, linear(g, m, 4 * hidden, hidden,
                                    p + ".mlp.c_proj")])
     x = decomposed_layer_norm(g, x, hidden, "ln_f", opset)
+    head_weight = (g.op("Transpose", ["wte.weight"], perm=[1, 0]) if tied
+                   else g.weight("lm_head.weight", [hidden, vocab]))
     g.nodes.append(helper.make_node(
-        "MatMul", [x, g.weight("lm_head.weight", [hidden, vocab])], ["logits"],
-        name="lm_head"))
+        "MatMul", [x, head_weight], ["logits"], name="lm_head"))
     b = batch if batch else "batch"
     return g.model(
         [helper.make_tensor_value_info(ids, TensorProto.INT64, [b, seq])],
