@@ -5,7 +5,7 @@ step, under GPipe, 1F1B, ZB-H1 and interleaved 1F1B (2 chunks per stage),
 and 1F1B with full and selective recomputation:
 
     .venv/bin/python bench/pipeline.py [--build build] [--steps 12]
-        [--stages 2,4]
+        [--stages 2,4] [--runs gpipe,1f1b,...]
 
 For each run it prints the median step time, the measured bubble (the
 mean over stages of the time a stage waits in receives, as a share of the
@@ -61,7 +61,10 @@ def main():
     parser.add_argument("--build", default=os.path.join(ROOT, "build"))
     parser.add_argument("--steps", type=int, default=12)
     parser.add_argument("--stages", default="2,4")
+    parser.add_argument("--runs", default="",
+                        help="comma-separated run names (default: all)")
     args = parser.parse_args()
+    wanted = set(filter(None, args.runs.split(",")))
     loomc = os.path.join(args.build, "bin", "loomc")
     loomrun = os.path.join(args.build, "bin", "loomrun")
     work = tempfile.mkdtemp(prefix="loom-bench-pipeline-")
@@ -75,9 +78,11 @@ def main():
           f"per step, AdamW; median of {args.steps} steps after 2, "
           "1 thread per rank")
     print(f"{'pp':>2} {'schedule':<15} {'step ms':>8} {'bubble':>7} "
-          f"{'theory':>7}  peak MiB per stage")
+          f"{'theory':>7}  peak MiB per stage", flush=True)
     for p in (int(x) for x in args.stages.split(",")):
         for name, flags in RUNS:
+            if wanted and name not in wanted:
+                continue
             slug = f"pp{p}_" + name.replace(" ", "_")
             art = os.path.join(work, slug + ".loom")
             metrics = os.path.join(work, slug + ".jsonl")
@@ -98,7 +103,7 @@ def main():
                      for s in range(p)]
             print(f"{p:>2} {name:<15} {step * 1e3:>8.1f} {bubble:>7.1%} "
                   f"{theory(name, p, MICROBATCHES):>7.1%}  " +
-                  " ".join(f"{x:.1f}" for x in peaks))
+                  " ".join(f"{x:.1f}" for x in peaks), flush=True)
 
 
 if __name__ == "__main__":

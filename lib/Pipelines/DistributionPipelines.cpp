@@ -32,6 +32,17 @@ void addTrainingStep(OpPassManager &pm, std::unique_ptr<Pass> buildStep,
   pm.addPass(createCSEPass());
 }
 
+/// From a laid-out program to what one device runs: partitioning,
+/// collectives, buckets.
+void addPartitioning(OpPassManager &pm) {
+  pm.addPass(createDistPartition());
+  pm.addPass(createDistLowerReshards());
+  pm.addPass(createDistSimplifyCollectives());
+  pm.addPass(createDistBucketCollectives());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
 /// The distribution passes around `addTraining` (which adds nothing when no
 /// step is built).
 void addDistribution(OpPassManager &pm, StringRef strategy, bool partition,
@@ -50,12 +61,7 @@ void addDistribution(OpPassManager &pm, StringRef strategy, bool partition,
   pm.addPass(createDistInsertReshards());
   if (!partition)
     return;
-  pm.addPass(createDistPartition());
-  pm.addPass(createDistLowerReshards());
-  pm.addPass(createDistSimplifyCollectives());
-  pm.addPass(createDistBucketCollectives());
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
+  addPartitioning(pm);
 }
 
 /// Stands for a pass whose options did not parse: reports them when run,
@@ -224,12 +230,7 @@ void loom::buildStagePipeline(OpPassManager &pm, int64_t stage, int64_t stages,
   pm.addPass(createDistInsertReshards());
   if (!partition)
     return;
-  pm.addPass(createDistPartition());
-  pm.addPass(createDistLowerReshards());
-  pm.addPass(createDistSimplifyCollectives());
-  pm.addPass(createDistBucketCollectives());
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
+  addPartitioning(pm);
 }
 
 void loom::registerDistributionPipelines() {

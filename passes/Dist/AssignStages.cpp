@@ -66,6 +66,18 @@ LogicalResult assign(func::FuncOp fn, int64_t stages) {
     return fn.emitError("cannot cut '")
            << fn.getName() << "' into " << stages << " pipeline stages: it has "
            << ops.size() << " ops";
+  // A stage without a matrix product or convolution would only pass its
+  // input on.
+  int64_t heavy = llvm::count_if(ops, [](Operation *op) {
+    return isa<nn::MatmulOp, nn::Conv2dOp>(op);
+  });
+  if (heavy > 0 && heavy < stages)
+    return fn.emitError("cannot cut '")
+           << fn.getName() << "' into " << stages
+           << " pipeline stages: it has " << heavy
+           << " matrix products and convolutions, and each stage needs one "
+              "(use at most "
+           << heavy << " stages, counting virtual stages)";
   // Cost before each position, and the bytes live across each cut.
   size_t n = ops.size();
   llvm::DenseMap<Operation *, size_t> position;

@@ -452,32 +452,34 @@ static bool checkTransfer(Call &call, const void *data, int64_t bytes,
   return true;
 }
 
-extern "C" void loom_coll_send(const void *src, int64_t bytes, int64_t peer,
-                               int64_t tag, int32_t group) {
-  Call call(LOOM_COLLECTIVE_SEND, group);
-  checkTransfer(call, src, bytes, peer, tag);
+/// A send (`data` read) or a receive (`data` written) through the backend.
+static void transfer(int kind, void *data, int64_t bytes, int64_t peer,
+                     int64_t tag, int32_t group) {
+  Call call(kind, group);
+  checkTransfer(call, data, bytes, peer, tag);
   const loom_comm_backend_ops *ops = call.backend();
-  if (!ops->send)
+  bool send = kind == LOOM_COLLECTIVE_SEND;
+  if (send ? !ops->send : !ops->recv)
     call.fail(std::string("the ") + ops->name +
               " backend has no point-to-point transfers");
-  call.check(ops->send(call.handle(), src, static_cast<size_t>(bytes),
-                       static_cast<int>(peer), static_cast<int>(tag),
-                       call.stream(), call.message, sizeof(call.message)),
+  size_t size = static_cast<size_t>(bytes);
+  int peerIndex = static_cast<int>(peer), tagValue = static_cast<int>(tag);
+  call.check(send
+                 ? ops->send(call.handle(), data, size, peerIndex, tagValue,
+                             call.stream(), call.message, sizeof(call.message))
+                 : ops->recv(call.handle(), data, size, peerIndex, tagValue,
+                             call.stream(), call.message, sizeof(call.message)),
              call.message);
   call.finish(bytes);
 }
 
+extern "C" void loom_coll_send(const void *src, int64_t bytes, int64_t peer,
+                               int64_t tag, int32_t group) {
+  transfer(LOOM_COLLECTIVE_SEND, const_cast<void *>(src), bytes, peer, tag,
+           group);
+}
+
 extern "C" void loom_coll_recv(void *dst, int64_t bytes, int64_t peer,
                                int64_t tag, int32_t group) {
-  Call call(LOOM_COLLECTIVE_RECV, group);
-  checkTransfer(call, dst, bytes, peer, tag);
-  const loom_comm_backend_ops *ops = call.backend();
-  if (!ops->recv)
-    call.fail(std::string("the ") + ops->name +
-              " backend has no point-to-point transfers");
-  call.check(ops->recv(call.handle(), dst, static_cast<size_t>(bytes),
-                       static_cast<int>(peer), static_cast<int>(tag),
-                       call.stream(), call.message, sizeof(call.message)),
-             call.message);
-  call.finish(bytes);
+  transfer(LOOM_COLLECTIVE_RECV, dst, bytes, peer, tag, group);
 }
