@@ -68,13 +68,12 @@ LogicalResult assign(func::FuncOp fn, int64_t stages) {
            << ops.size() << " ops";
   // A stage without a matrix product or convolution would only pass its
   // input on.
-  int64_t heavy = llvm::count_if(ops, [](Operation *op) {
-    return isa<nn::MatmulOp, nn::Conv2dOp>(op);
-  });
+  int64_t heavy = llvm::count_if(
+      ops, [](Operation *op) { return isa<nn::MatmulOp, nn::Conv2dOp>(op); });
   if (heavy > 0 && heavy < stages)
     return fn.emitError("cannot cut '")
-           << fn.getName() << "' into " << stages
-           << " pipeline stages: it has " << heavy
+           << fn.getName() << "' into " << stages << " pipeline stages: it has "
+           << heavy
            << " matrix products and convolutions, and each stage needs one "
               "(use at most "
            << heavy << " stages, counting virtual stages)";
