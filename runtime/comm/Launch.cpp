@@ -99,33 +99,28 @@ bool loom::rt::writeRankStatus(int rank, const char *status, int code,
   return ok;
 }
 
-bool loom::rt::markRankStarted(int rank) {
+/// Writes `text` to rank<R><suffix> in $LOOM_STATUS_DIR.
+static bool writeRankFile(int rank, const char *suffix,
+                          const std::string &text) {
   const char *dir = std::getenv("LOOM_STATUS_DIR");
   if (!dir || !*dir)
     return false;
-  std::string path = joinPath(dir, "rank" + std::to_string(rank) + ".started");
+  std::string path = joinPath(dir, "rank" + std::to_string(rank) + suffix);
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0)
     return false;
-  // The pid lets the launcher wait for a rank that mpirun left dying.
-  std::string pid = std::to_string(::getpid()) + "\n";
-  int err = 0;
-  bool ok = writeAll(fd, pid.data(), pid.size(), err);
-  return ::close(fd) == 0 && ok;
-}
-
-bool loom::rt::markRankStage(int rank, int64_t stage) {
-  const char *dir = std::getenv("LOOM_STATUS_DIR");
-  if (!dir || !*dir)
-    return false;
-  std::string path = joinPath(dir, "rank" + std::to_string(rank) + ".stage");
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0)
-    return false;
-  std::string text = std::to_string(stage) + "\n";
   int err = 0;
   bool ok = writeAll(fd, text.data(), text.size(), err);
   return ::close(fd) == 0 && ok;
+}
+
+bool loom::rt::markRankStarted(int rank) {
+  // The pid lets the launcher wait for a rank that mpirun left dying.
+  return writeRankFile(rank, ".started", std::to_string(::getpid()) + "\n");
+}
+
+bool loom::rt::markRankStage(int rank, int64_t stage) {
+  return writeRankFile(rank, ".stage", std::to_string(stage) + "\n");
 }
 
 void loom::rt::prepareTerminatedStatus(int rank) {

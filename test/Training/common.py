@@ -45,3 +45,14 @@ def run(cmd, env=None, expect=0, fatal=True):
 def records(path):
     """The JSON lines of a --metrics file."""
     return [json.loads(line) for line in open(path) if line.strip()]
+
+
+class Checks:
+    """Prints a PASS or FAIL line per check and counts the failures."""
+
+    def __init__(self):
+        self.failures = 0
+
+    def __call__(self, ok, text):
+        self.failures += not ok
+        print(f"{'PASS' if ok else 'FAIL'}: {text}")

@@ -35,14 +35,10 @@ MICROBATCHES = 4
 TRAIN = ["--train", "--loss=cross_entropy", "--logits=logits",
          "--optimizer=adamw", "--lr", "0.01", "--lr-schedule=cosine",
          "--warmup", "2", "--decay-steps", "10", "--clip-grad-norm", "1.0"]
-failures = 0
+report = common.Checks()
 run, records = common.run, common.records
 
 
-def report(ok, text):
-    global failures
-    failures += not ok
-    print(f"{'PASS' if ok else 'FAIL'}: {text}")
 
 
 def losses(path):
@@ -169,8 +165,8 @@ def main():
         for r in rows for s in r["stages"])
     report(ok, "metrics: busy, wait and peak memory of both stages on "
            "every step")
-    print(f"{failures} failure(s)")
-    sys.exit(1 if failures else 0)
+    print(f"{report.failures} failure(s)")
+    sys.exit(1 if report.failures else 0)
 
 
 if __name__ == "__main__":

@@ -32,16 +32,12 @@ N = 6
 TRAIN = ["--train", "--loss=cross_entropy", "--logits=logits",
          "--optimizer=adamw", "--lr", "0.01", "--lr-schedule=cosine",
          "--warmup", "2", "--decay-steps", "10"]
-failures = 0
+report = common.Checks()
 
 
 run, records = common.run, common.records
 
 
-def report(ok, text):
-    global failures
-    failures += not ok
-    print(f"{'PASS' if ok else 'FAIL'}: {text}")
 
 
 def main():
@@ -152,8 +148,8 @@ def main():
            "export: --params inference equals onnxruntime on the exported "
            f"weights (max diff {np.max(np.abs(got - want)):.1e})")
     del onnx_lib
-    print(f"{failures} failure(s)")
-    sys.exit(1 if failures else 0)
+    print(f"{report.failures} failure(s)")
+    sys.exit(1 if report.failures else 0)
 
 
 if __name__ == "__main__":
