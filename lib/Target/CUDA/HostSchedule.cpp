@@ -404,7 +404,11 @@ LogicalResult ScheduleBuilder::copy(memref::CopyOp op) {
 LogicalResult ScheduleBuilder::collective(func::CallOp op) {
   StringRef kind =
       op.getCallee().drop_front(strlen(LOOM_COLLECTIVE_SYMBOL_PREFIX));
-  if (op.getNumOperands() < 2 || op.getNumResults() != 0)
+  // A transfer between pipeline stages has one buffer (read by a send,
+  // written by a receive): it is both ends, the other of no bytes.
+  bool transfer = kind == "send" || kind == "recv";
+  unsigned buffers = transfer ? 1 : 2;
+  if (op.getNumOperands() < buffers || op.getNumResults() != 0)
     return op.emitError("a call of @")
            << op.getCallee()
            << " that is not a collective (source, destination, sizes)";
@@ -413,6 +417,14 @@ LogicalResult ScheduleBuilder::collective(func::CallOp op) {
   const char *keys[] = {"src", "dst"};
   for (unsigned i = 0; i < 2; ++i) {
     const char *key = keys[i];
+    if (transfer && i == 1) {
+      llvm::json::Value bytes = json["src_bytes"];
+      json["dst"] = json["src"];
+      json["dst_bytes"] = kind == "recv" ? bytes : llvm::json::Value(0);
+      if (kind == "recv")
+        json["src_bytes"] = 0;
+      break;
+    }
     auto pointer =
         op.getOperand(i)
             .template getDefiningOp<memref::ExtractAlignedPointerAsIndexOp>();
@@ -435,7 +447,7 @@ LogicalResult ScheduleBuilder::collective(func::CallOp op) {
     json[std::string(key) + "_bytes"] = static_cast<int64_t>(*bytes);
   }
   llvm::json::Array ints;
-  for (Value v : op.getOperands().drop_front(2)) {
+  for (Value v : op.getOperands().drop_front(buffers)) {
     std::optional<int64_t> c = getConstantIntValue(v);
     if (!c)
       return op.emitError("internal error: the cuda target needs constant "

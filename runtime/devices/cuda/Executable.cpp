@@ -309,10 +309,12 @@ int Executable::runCollective(const Collective &c, CUdeviceptr src,
   // The runtime's collectives work on host memory: stage through it.
   stagingSrc.resize(c.srcBytes);
   stagingDst.resize(c.dstBytes);
-  if (!driverCall(
-          d->cuMemcpyDtoHAsync(stagingSrc.data(), src, c.srcBytes, stream),
-          "cuMemcpyDtoHAsync", error) ||
-      !driverCall(d->cuStreamSynchronize(stream), "cuStreamSynchronize", error))
+  // (A receive reads nothing, a send writes nothing.)
+  if (c.srcBytes && !driverCall(d->cuMemcpyDtoHAsync(stagingSrc.data(), src,
+                                                     c.srcBytes, stream),
+                                "cuMemcpyDtoHAsync", error))
+    return LOOM_ERROR_IO;
+  if (!driverCall(d->cuStreamSynchronize(stream), "cuStreamSynchronize", error))
     return LOOM_ERROR_IO;
   const void *in = stagingSrc.data();
   void *out = stagingDst.data();
@@ -328,12 +330,17 @@ int Executable::runCollective(const Collective &c, CUdeviceptr src,
     loom_coll_all_to_all(in, out, v[0], v[1], v[2], v[3], i32(4));
   else if (c.kind == "broadcast")
     loom_coll_broadcast(in, out, v[0], v[1], i32(2));
+  else if (c.kind == "send")
+    loom_coll_send(in, v[0], v[1], v[2], i32(3));
+  else if (c.kind == "recv")
+    loom_coll_recv(out, v[0], v[1], v[2], i32(3));
   else
     loom_coll_take_shard(in, out, v[0], v[1], i32(2));
-  if (!driverCall(
-          d->cuMemcpyHtoDAsync(dst, stagingDst.data(), c.dstBytes, stream),
-          "cuMemcpyHtoDAsync", error) ||
-      !driverCall(d->cuStreamSynchronize(stream), "cuStreamSynchronize", error))
+  if (c.dstBytes && (!driverCall(d->cuMemcpyHtoDAsync(dst, stagingDst.data(),
+                                                      c.dstBytes, stream),
+                                 "cuMemcpyHtoDAsync", error) ||
+                     !driverCall(d->cuStreamSynchronize(stream),
+                                 "cuStreamSynchronize", error)))
     return LOOM_ERROR_IO;
   return LOOM_OK;
 }

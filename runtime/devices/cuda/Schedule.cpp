@@ -366,7 +366,8 @@ public:
   bool collective(const json::Value &in, Collective &c) {
     static const std::pair<const char *, size_t> kinds[] = {
         {"all_reduce", 4}, {"all_gather", 3}, {"reduce_scatter", 5},
-        {"all_to_all", 5}, {"broadcast", 3},  {"take_shard", 3}};
+        {"all_to_all", 5}, {"broadcast", 3},  {"take_shard", 3},
+        {"send", 4},       {"recv", 4}};
     int64_t srcBytes, dstBytes;
     if (!r.string(in, "kind", c.kind) ||
         !r.ref(in, "src", s.buffers.size(), c.src) ||
