@@ -83,8 +83,11 @@ public:
 
   void run() {
     seed();
+    // A microbatch loop before its body: its inputs' layouts reach the body
+    // on the first forward sweep, before what its results are asked for
+    // comes back on the backward one (as in the unrolled step).
     SmallVector<Operation *> ops;
-    fn.walk([&](Operation *op) {
+    fn.walk<WalkOrder::PreOrder>([&](Operation *op) {
       if (op != fn.getOperation())
         ops.push_back(op);
     });
