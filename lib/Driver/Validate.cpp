@@ -30,11 +30,12 @@ llvm::Error loom::driver::validate(const Options &options) {
   if (!dist::symbolizeRecompute(train.recompute))
     return fail("--recompute=" + train.recompute +
                 ": expected off, full or selective");
-  if (train.virtualStages < 0 ||
-      (train.virtualStages > 1 && train.schedule != "interleaved"))
+  if (train.virtualStages < 0)
     return fail("--virtual-stages=" + llvm::Twine(train.virtualStages) +
-                ": model chunks per stage are for --schedule=interleaved "
-                "(at least 1)");
+                ": expected a positive number of model chunks per stage");
+  if (train.virtualStages > 1 && train.schedule != "interleaved")
+    return fail("--virtual-stages=" + llvm::Twine(train.virtualStages) +
+                ": model chunks per stage are for --schedule=interleaved");
   if (train.recompute != "off" && !train.enabled)
     return fail("--recompute applies to training: add --train");
   if (llvm::Error error = checkTargetName(options.target))

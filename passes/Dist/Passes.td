@@ -240,9 +240,15 @@ def DistSplitStages : Pass<"dist-split-stages", "mlir::ModuleOp"> {
     that makes it and `dist.recv` on the stage that uses it, over the mesh
     axis `axis`, tagged by its index in a list every stage builds alike.
     Scalars outside the loop (the parts of the gradient norm, the clipping
-    coefficient, the loss) cross the same way. The module gets
-    `#dist.pipeline`, which -dist-unroll-microbatches reads to order the
-    units. Parameters two stages share (tied embeddings) are refused.
+    coefficient, the loss) cross the same way, each in the layout
+    propagation gave it before the split. With `chunks` > 1 (interleaved)
+    the ops of virtual stage v run on stage v % stages and values cross
+    only between stages. A trained parameter several stages use (a tied
+    embedding) keeps a copy on each: the stage that computes its update
+    sends it to the others, which return it too. Every op left in the loop
+    carries its virtual stage; what depends on no stage moves before the
+    loop or runs with its first user. The module gets `#dist.pipeline`,
+    which -dist-unroll-microbatches reads to order the units.
 
     ```mlir
     // stage 0 of 2, in the loop body
@@ -256,7 +262,8 @@ def DistSplitStages : Pass<"dist-split-stages", "mlir::ModuleOp"> {
     Option<"stages", "stages", "int64_t", "2", "Number of pipeline stages">,
     Option<"stage", "stage", "int64_t", "0", "The stage to keep">,
     Option<"schedule", "schedule", "std::string", "\"1f1b\"",
-           "gpipe or 1f1b (recorded for -dist-unroll-microbatches)">,
+           "gpipe, 1f1b, interleaved or zb1p (recorded for "
+           "-dist-unroll-microbatches)">,
     Option<"recompute", "recompute", "std::string", "\"off\"",
            "off, full or selective (recorded)">,
     Option<"axis", "axis", "std::string", "\"pp\"",

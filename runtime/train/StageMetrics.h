@@ -48,7 +48,7 @@ public:
   bool gather(loom_comm *comm, const StepSample &mine,
               std::vector<StageSample> &stages, std::string &error);
   /// Whether the program is one stage of a pipeline.
-  bool pipelined() const { return stageOfRank.size() > 1 || stages > 1; }
+  bool pipelined() const { return stages > 1; }
 
 private:
   int rank, size;

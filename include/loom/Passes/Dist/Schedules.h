@@ -36,10 +36,6 @@ struct Unit {
   UnitKind kind;
   /// The model chunk (virtual stage) on this rank: 0 unless interleaved.
   int64_t chunk = 0;
-
-  bool operator==(const Unit &o) const {
-    return microbatch == o.microbatch && kind == o.kind && chunk == o.chunk;
-  }
 };
 
 /// Short name of a unit, for diagnostics and printed schedules: `F3`, `B0`,
@@ -53,12 +49,12 @@ llvm::SmallVector<Unit> scheduleUnits(Schedule schedule, int64_t stage,
                                       int64_t stages, int64_t microbatches,
                                       int64_t chunks, std::string &why);
 
-/// Units per stage for every stage, and checks that they run to the end
-/// when receives block and sends do not: the forward unit of chunk c
-/// (virtual stage c * stages + s... see virtualStage) needs the previous
+/// Checks that every stage's units (`orders[s]`) run to the end when
+/// receives block and sends do not: a forward unit needs the previous
 /// virtual stage's forward unit of the same microbatch; a backward or
 /// input-gradient unit needs the next virtual stage's, and its own forward
-/// unit. Returns false with `why` naming the first stuck units.
+/// unit; a weight-gradient unit its own input-gradient unit. Returns false
+/// with `why` naming the first stuck unit.
 bool checkRunnable(llvm::ArrayRef<llvm::SmallVector<Unit>> orders,
                    int64_t stages, int64_t chunks, std::string &why);
 

@@ -65,8 +65,7 @@ loom_program *loom_program_load_rank(const char *artifact_dir, int rank,
                                      unsigned flags, char *err, size_t err_len);
 
 /* For a stage of a pipelined artifact: its index and the number of stages
- * (-1 and 1 otherwise), and the units it runs per step ("F0 F1 B0 ...", ""
- * when the manifest does not list them). */
+ * (-1 and 1 otherwise). */
 int64_t loom_program_pipeline_stage(const loom_program *program);
 int64_t loom_program_pipeline_stages(const loom_program *program);
 
