@@ -1,6 +1,7 @@
-//===- ApproximateMath.cpp - Polynomial f32 math --------------------------===//
+//===- ApproximateMath.cpp - Polynomial f32 math, bf16 as integers -------===//
 
 #include "loom/Target/CPU/Passes.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Math/Transforms/Approximation.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -19,6 +20,10 @@ struct ApproximateMathPass
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     populateMathPolynomialApproximationPatterns(patterns);
+    // bfloat16 conversions as integer arithmetic: without AVX512-BF16, LLVM
+    // calls __truncsfbf2, which Debian 12's libgcc does not have, and the
+    // program would not load.
+    arith::populateExpandBFloat16Patterns(patterns);
     if (failed(
             applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();

@@ -72,7 +72,10 @@ def ApproximateMath : Pass<"loom-cpu-approximate-math", "mlir::ModuleOp"> {
   let description = [{
     Applies MLIR's polynomial approximations of `math` ops (exp, log, tanh,
     erf, ...) on f32, which LLVM vectorises; calls to libm would keep the
-    loops that contain them scalar.
+    loops that contain them scalar. Also expands bfloat16 `arith.extf` and
+    `arith.truncf` into integer arithmetic (round to nearest even): on a
+    host without AVX512-BF16 LLVM would call `__truncsfbf2`, which
+    Debian 12's libgcc lacks.
   }];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::math::MathDialect"];

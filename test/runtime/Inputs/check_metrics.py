@@ -6,6 +6,8 @@ gradient norms (B may start later: a resumed run's metrics).
   --decreasing     the last loss is below a quarter of the first
   --skipped S,...  exactly these steps were skipped
   --tokens         the lines have tokens_per_s
+  --norm-ulps K    gradient norms may differ by up to K units in the last
+                   place (float32) instead of none
 Prints "ok" and a summary."""
 import argparse
 import json
@@ -34,6 +36,13 @@ def bits(value):
     return "null" if value is None else float(value).hex()
 
 
+def ulps(a, b):
+    """The float32 units in the last place between a and b."""
+    import struct
+    ia, ib = (struct.unpack("<i", struct.pack("<f", v))[0] for v in (a, b))
+    return abs(ia - ib)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("a")
@@ -42,6 +51,7 @@ def main():
     parser.add_argument("--decreasing", action="store_true")
     parser.add_argument("--skipped", default=None)
     parser.add_argument("--tokens", action="store_true")
+    parser.add_argument("--norm-ulps", type=int, default=0)
     args = parser.parse_args()
     a = load(args.a, args.tokens)
     steps = [line["step"] for line in a]
@@ -63,6 +73,10 @@ def main():
             if other is None:
                 sys.exit(f"step {line['step']} of {args.b} is not in {args.a}")
             for key in ("loss", "grad_norm", "lr", "skipped"):
+                if key == "grad_norm" and args.norm_ulps and \
+                        line[key] is not None and other[key] is not None:
+                    if ulps(line[key], other[key]) <= args.norm_ulps:
+                        continue
                 if bits(line[key]) != bits(other[key]) if key != "skipped" \
                         else line[key] != other[key]:
                     sys.exit(f"step {line['step']}: {key} {line[key]} in "
