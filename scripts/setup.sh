@@ -15,6 +15,7 @@ APT_PACKAGES=(
   libmlir-19-dev mlir-19-tools llvm-19-dev llvm-19-tools
   libgtest-dev libonnx-dev libprotobuf-dev libopenblas-dev libdnnl2
   clang-19 libclang-rt-19-dev clang-format-19 libopenmpi-dev openmpi-bin
+  python3-torch python3-torchvision
 )
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
@@ -29,10 +30,15 @@ if ((${#missing[@]})); then
   $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# 2. Python packages in a repo-local virtual environment.
-if [ ! -x "$LOOM_VENV/bin/python" ]; then
+# 2. Python packages in a repo-local virtual environment. It sees Debian's
+# PyTorch and torchvision (python3-torch: CPU-only, no multi-GB wheel), so it
+# is made from Debian's Python; an older venv without them is made again.
+if [ ! -x "$LOOM_VENV/bin/python" ] ||
+   ! grep -qs '^include-system-site-packages = true' "$LOOM_VENV/pyvenv.cfg" ||
+   ! grep -qs '^home = /usr/bin$' "$LOOM_VENV/pyvenv.cfg"; then
   log "creating $LOOM_VENV"
-  python3 -m venv "$LOOM_VENV"
+  rm -rf "$LOOM_VENV"
+  /usr/bin/python3 -m venv --system-site-packages "$LOOM_VENV"
 fi
 stamp=$LOOM_VENV/.requirements
 if ! cmp -s "$LOOM_ROOT/python/requirements.txt" "$stamp"; then

@@ -321,6 +321,14 @@ OpFoldResult TanhOp::fold(FoldAdaptor a) {
   return foldUnaryDouble(a.getInput(), getType(),
                          [](double x) { return std::tanh(x); });
 }
+OpFoldResult CosOp::fold(FoldAdaptor a) {
+  return foldUnaryDouble(a.getInput(), getType(),
+                         [](double x) { return std::cos(x); });
+}
+OpFoldResult SinOp::fold(FoldAdaptor a) {
+  return foldUnaryDouble(a.getInput(), getType(),
+                         [](double x) { return std::sin(x); });
+}
 OpFoldResult SigmoidOp::fold(FoldAdaptor a) {
   return foldUnaryDouble(a.getInput(), getType(),
                          [](double x) { return 1.0 / (1.0 + std::exp(-x)); });

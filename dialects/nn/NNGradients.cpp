@@ -176,6 +176,10 @@ NN_UNARY_VJP(TanhOp, {
   Value one = scalarLike(b, loc, x, 1);
   return mul(b, loc, g, b.create<SubOp>(loc, one, mul(b, loc, r, r)));
 })
+NN_UNARY_VJP(CosOp, {
+  return b.create<NegOp>(loc, mul(b, loc, g, b.create<SinOp>(loc, x)));
+})
+NN_UNARY_VJP(SinOp, { return mul(b, loc, g, b.create<CosOp>(loc, x)); })
 NN_UNARY_VJP(SigmoidOp, {
   Value one = scalarLike(b, loc, x, 1);
   return mul(b, loc, g, mul(b, loc, r, b.create<SubOp>(loc, one, r)));
@@ -228,16 +232,23 @@ NN_BINARY_VJP(PowOp, {
   gy = select(b, loc, CompareDirection::GT, x, zero, gy, zero);
   return {gx, gy};
 })
+// Ties go to the left operand, except that a constant bound takes them: the
+// gradient of max(x, 0) and of a Clip is zero at the bound, as PyTorch's
+// relu, hardtanh and ReLU6 have it (ties there are common after a ReLU).
+static bool tiesGoRight(Value x, Value y) {
+  return y.getDefiningOp<ConstantOp>() && !x.getDefiningOp<ConstantOp>();
+}
 NN_BINARY_VJP(MaxOp, {
-  // Ties go to the left operand.
   Value zero = scalarLike(b, loc, x, 0);
-  return {select(b, loc, CompareDirection::GE, x, y, g, zero),
-          select(b, loc, CompareDirection::GE, x, y, zero, g)};
+  CompareDirection d =
+      tiesGoRight(x, y) ? CompareDirection::GT : CompareDirection::GE;
+  return {select(b, loc, d, x, y, g, zero), select(b, loc, d, x, y, zero, g)};
 })
 NN_BINARY_VJP(MinOp, {
   Value zero = scalarLike(b, loc, x, 0);
-  return {select(b, loc, CompareDirection::LE, x, y, g, zero),
-          select(b, loc, CompareDirection::LE, x, y, zero, g)};
+  CompareDirection d =
+      tiesGoRight(x, y) ? CompareDirection::LT : CompareDirection::LE;
+  return {select(b, loc, d, x, y, g, zero), select(b, loc, d, x, y, zero, g)};
 })
 
 #undef NN_BINARY_VJP

@@ -100,6 +100,14 @@ def NN_TanhOp : NN_UnaryOp<"tanh", NN_FloatTensor, "0", "1"> {
   let summary = "elementwise hyperbolic tangent";
   let description = "`tanh(x)`.\n\n```mlir\n%y = nn.tanh %x : tensor<4xf32>\n```";
 }
+def NN_CosOp : NN_UnaryOp<"cos", NN_FloatTensor, "0", "1"> {
+  let summary = "elementwise cosine";
+  let description = "`cos(x)` (radians).\n\n```mlir\n%y = nn.cos %x : tensor<4xf32>\n```";
+}
+def NN_SinOp : NN_UnaryOp<"sin", NN_FloatTensor, "0", "1"> {
+  let summary = "elementwise sine";
+  let description = "`sin(x)` (radians).\n\n```mlir\n%y = nn.sin %x : tensor<4xf32>\n```";
+}
 def NN_SigmoidOp : NN_UnaryOp<"sigmoid", NN_FloatTensor, "2", "1"> {
   let summary = "elementwise logistic function";
   let description = "`1 / (1 + e^-x)`.\n\n```mlir\n%y = nn.sigmoid %x : tensor<4xf32>\n```";

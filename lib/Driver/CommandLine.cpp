@@ -95,6 +95,12 @@ struct CommandLine {
                      "extended regex are weights without data (default: the "
                      "model's loom.parameter_inputs metadata)"),
       llvm::cl::value_desc("REGEX"), llvm::cl::cat(inputCategory)};
+  llvm::cl::opt<std::string> renameParameters{
+      "rename-parameters",
+      llvm::cl::desc("A JSON object mapping parameter names to the names "
+                     "checkpoints and exports should use (an exporter's "
+                     "names to the module's)"),
+      llvm::cl::value_desc("FILE.json"), llvm::cl::cat(inputCategory)};
   llvm::cl::opt<bool> listOperators{
       "list-onnx-operators",
       llvm::cl::desc("Print the ONNX operators loomc imports and exit"),
@@ -352,6 +358,7 @@ struct CommandLine {
     options.clusterFile = cluster;
     options.inputShapes.assign(inputShapes.begin(), inputShapes.end());
     options.parameterInputs = parameterInputs;
+    options.renameParameters = renameParameters;
     options.outputGiven =
         output.getNumOccurrences() > 0 || emit.getNumOccurrences() > 0;
     if (devices.getNumOccurrences())

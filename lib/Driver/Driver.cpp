@@ -10,6 +10,7 @@
 #include "DriverInternal.h"
 #include "loom/CostModel/Cluster.h"
 #include "loom/Dialect/Dist/DistOps.h"
+#include "loom/Dialect/NN/NNOps.h"
 #include "loom/Frontend/ONNX/ONNXImporter.h"
 #include "loom/InitAll.h"
 #include "loom/Pipelines/Pipelines.h"
@@ -19,8 +20,10 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 
@@ -45,6 +48,7 @@ LoadResult loom::driver::loadInput(MLIRContext &context,
       }
     }
     importOptions.parameterInputs = options.parameterInputs;
+    importOptions.stateResults = options.train.enabled;
     onnx_import::ImportResult imported =
         onnx_import::importModelFile(context, options.inputFile, importOptions);
     result.module = std::move(imported.module);
@@ -73,6 +77,43 @@ LoadResult loom::driver::loadInput(MLIRContext &context,
   sourceMgr.AddNewSourceBuffer(std::move(file), SMLoc());
   result.module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   return result;
+}
+
+LogicalResult loom::driver::renameParameters(ModuleOp module, StringRef path) {
+  Location loc = FileLineColLoc::get(module.getContext(), path, 0, 0);
+  std::string message;
+  auto file = openInputFile(path, &message);
+  if (!file)
+    return emitError(loc) << "--rename-parameters: " << message;
+  llvm::Expected<llvm::json::Value> json = llvm::json::parse(file->getBuffer());
+  if (!json)
+    return emitError(loc) << "--rename-parameters: not JSON: "
+                          << llvm::toString(json.takeError());
+  const llvm::json::Object *map = json->getAsObject();
+  if (!map)
+    return emitError(loc) << "--rename-parameters: expected an object of "
+                             "\"old name\": \"new name\" pairs";
+  llvm::StringMap<SmallVector<nn::ParameterOp>> byName;
+  module.walk([&](nn::ParameterOp op) { byName[op.getName()].push_back(op); });
+  llvm::StringSet<> newNames;
+  for (const auto &[from, to] : *map) {
+    std::optional<StringRef> name = to.getAsString();
+    if (!name || name->empty())
+      return emitError(loc) << "--rename-parameters: the new name of '"
+                            << from.str() << "' must be a non-empty string";
+    if (!byName.count(from.str()))
+      return emitError(loc) << "--rename-parameters: the model has no "
+                               "parameter '"
+                            << from.str() << "'";
+    if ((byName.count(*name) && !map->get(*name)) ||
+        !newNames.insert(*name).second)
+      return emitError(loc) << "--rename-parameters: '" << *name
+                            << "' would name two parameters";
+  }
+  for (const auto &[from, to] : *map)
+    for (nn::ParameterOp op : byName[from.str()])
+      op.setName(*to.getAsString());
+  return success();
 }
 
 /// Creates `dist.mesh @mesh` from `spec`, laid onto the cluster.
@@ -292,6 +333,9 @@ int loom::driver::loomcMain(int argc, char **argv) {
   if (!loaded.module)
     return loaded.code;
   OwningOpRef<ModuleOp> module = std::move(loaded.module);
+  if (!options.renameParameters.empty() &&
+      failed(renameParameters(*module, options.renameParameters)))
+    return ExitCode::Failure;
   SmallVector<OwningOpRef<ModuleOp>> stages;
   if (failed(runPipeline(*module, options, &stages)))
     return ExitCode::Failure;

@@ -16,10 +16,13 @@
 #include "TrainingStep.h"
 #include "loom/Dialect/Dist/DistOps.h"
 #include "loom/Dialect/NN/NNParameterArgs.h"
+#include "loom/Dialect/NN/NNState.h"
 #include "loom/Interfaces/Interfaces.h"
 #include "loom/Passes/NN/Autodiff.h"
 #include "loom/Passes/Training/Passes.h"
+#include "mlir/Analysis/SliceAnalysis.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Regex.h"
 
 namespace loom {
@@ -131,22 +134,78 @@ struct NNBuildTrainingStepPass
     return params;
   }
 
-  /// The float parameters `freeze` does not match (a whole-name match,
-  /// POSIX extended syntax).
+  /// The parameters updated as state (NNState.h): their names and new
+  /// values, from the results named `state:NAME`.
+  FailureOr<SmallVector<std::pair<std::string, Value>>>
+  gatherState(func::FuncOp fn, ArrayRef<nn::ParameterOp> params) {
+    auto ret = cast<func::ReturnOp>(fn.getBody().front().getTerminator());
+    llvm::StringMap<nn::ParameterOp> byName;
+    for (nn::ParameterOp param : params)
+      byName[param.getName()] = param;
+    SmallVector<std::pair<std::string, Value>> state;
+    for (unsigned i = 0, e = fn.getNumResults(); i < e; ++i) {
+      auto name = fn.getResultAttrOfType<StringAttr>(i, nn::kNameAttrName);
+      StringRef param = name ? nn::getStateResultParameter(name) : "";
+      if (param.empty())
+        continue;
+      auto it = byName.find(param);
+      if (it == byName.end() ||
+          it->second.getType() != ret.getOperand(i).getType())
+        return fn.emitError("training: result '")
+               << name.getValue()
+               << "' must be the new value of a parameter of the same type";
+      if (gradAccum > 1 || microbatchLoop)
+        return fn.emitError("training: '")
+               << param
+               << "' is updated by the forward pass (BatchNorm running "
+                  "statistics), once per forward; that needs one microbatch "
+                  "per step (no --grad-accum, --microbatches or pipeline "
+                  "stages)";
+      state.push_back({param.str(), ret.getOperand(i)});
+    }
+    return state;
+  }
+
+  /// Whether every use of `param` is as a running statistic of an
+  /// inference-mode batch_norm: such buffers are never trained.
+  static bool isRunningStatistic(nn::ParameterOp param) {
+    Value v = param.getResult();
+    return !v.use_empty() && llvm::all_of(v.getUses(), [](OpOperand &use) {
+      return isa<nn::BatchNormOp>(use.getOwner()) &&
+             use.getOperandNumber() >= 3;
+    });
+  }
+
+  /// The float parameters to train: those `freeze` does not match (a
+  /// whole-name match, POSIX extended syntax), that are not state or
+  /// running statistics, and that the loss depends on (PyTorch leaves a
+  /// parameter without a gradient alone; so does Loom, with a warning).
   FailureOr<SmallVector<Trained>>
-  selectTrained(func::FuncOp fn, ArrayRef<nn::ParameterOp> params) {
+  selectTrained(func::FuncOp fn, ArrayRef<nn::ParameterOp> params, Value loss,
+                const llvm::StringSet<> &stateNames) {
     llvm::Regex frozen("^(" + freeze + ")$");
     std::string regexError;
     if (!freeze.empty() && !frozen.isValid(regexError))
       return fn.emitError("--freeze: invalid regular expression '")
              << freeze << "': " << regexError;
+    SetVector<Operation *> lossSlice;
+    BackwardSliceOptions sliceOptions;
+    sliceOptions.inclusive = true;
+    if (Operation *def = loss.getDefiningOp())
+      getBackwardSlice(def, &lossSlice, sliceOptions);
     SmallVector<Trained> trained;
     for (nn::ParameterOp param : params) {
       if (!isFloatTensor(param.getType()))
         continue;
       std::string name = param.getName().str();
-      if (!freeze.empty() && frozen.match(name))
+      if ((!freeze.empty() && frozen.match(name)) || stateNames.count(name) ||
+          isRunningStatistic(param))
         continue;
+      if (!lossSlice.contains(param)) {
+        param.emitWarning("parameter '")
+            << name << "' does not affect the loss: it is not trained";
+        continue;
+      }
       trained.push_back({param, name, Value()});
     }
     if (trained.empty())
@@ -173,7 +232,15 @@ struct NNBuildTrainingStepPass
     if (!lossType.getElementType().isF32())
       return fn.emitError("training needs a float32 loss, not ")
              << lossType.getElementType();
-    FailureOr<SmallVector<Trained>> trainedOr = selectTrained(fn, *params);
+    FailureOr<SmallVector<std::pair<std::string, Value>>> state =
+        gatherState(fn, *params);
+    if (failed(state))
+      return failure();
+    llvm::StringSet<> stateNames;
+    for (auto &entry : *state)
+      stateNames.insert(entry.first);
+    FailureOr<SmallVector<Trained>> trainedOr =
+        selectTrained(fn, *params, lossValue, stateNames);
     if (failed(trainedOr))
       return failure();
     SmallVector<Trained> &trained = *trainedOr;
@@ -230,6 +297,7 @@ struct NNBuildTrainingStepPass
                                       beta1,     beta2,    eps};
     SmallVector<std::pair<std::string, Value>> updates =
         buildOptimizerUpdates(b, loc, trained, optimizerOptions, scalars);
+    updates.append(state->begin(), state->end());
 
     setSignature(fn, ret, {totalLoss, norm.norm}, updates);
     setTrainingAttr(module, fn, numDataInputs, lossOr->numClasses);

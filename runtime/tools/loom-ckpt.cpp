@@ -2,9 +2,10 @@
 //
 // loom-ckpt info DIR                      what a checkpoint holds
 // loom-ckpt verify DIR                    check every shard's size and CRC-32
-// loom-ckpt export DIR [-o FILE.safetensors]
+// loom-ckpt export DIR [-o FILE.safetensors] [--artifact MODEL.loom]
 //                                         the model parameters, whole, with
-//                                         their ONNX names
+//                                         their ONNX names (and the ones the
+//                                         artifact holds but never updates)
 //
 // DIR is a checkpoint (DIR/step-<S>, holding manifest.json) or a directory
 // of checkpoints (`loomrun --ckpt DIR`), whose latest is taken; verify
@@ -16,9 +17,11 @@
 
 #include "loom/runtime/Checkpoint.h"
 #include "loom/runtime/Json.h"
+#include "loom/runtime/Runtime.h"
 #include "loom/runtime/Safetensors.h"
 #include "loom/runtime/Support.h"
 #include <cstdio>
+#include <set>
 #include <string>
 #include <sys/stat.h>
 #include <vector>
@@ -29,14 +32,18 @@ namespace {
 const char usageText[] =
     "usage: loom-ckpt info DIR\n"
     "       loom-ckpt verify DIR\n"
-    "       loom-ckpt export DIR [-o FILE.safetensors]\n"
+    "       loom-ckpt export DIR [-o FILE.safetensors] [--artifact "
+    "MODEL.loom]\n"
     "\n"
     "DIR is a checkpoint (DIR/step-<S>) or a `loomrun --train --ckpt` "
     "directory\n"
     "(its latest checkpoint; verify checks all of them). export writes the "
     "model\n"
     "parameters (no optimizer state) as one safetensors file (default:\n"
-    "model.safetensors).\n";
+    "model.safetensors). With --artifact (the artifact that trained) it adds\n"
+    "the parameters no step updates (frozen ones, BatchNorm running\n"
+    "statistics in inference mode, parameters without a gradient), so the\n"
+    "file holds the whole model.\n";
 
 int error(const std::string &message) {
   std::fprintf(stderr, "loom-ckpt: error: %s\n", message.c_str());
@@ -141,7 +148,48 @@ int verify(const std::string &dir) {
   return ok ? 0 : 1;
 }
 
-int exportParameters(const std::string &dir, const std::string &output) {
+/// The artifact's parameters that no step updates (frozen weights,
+/// BatchNorm's running statistics in inference mode, parameters without a
+/// gradient): a checkpoint does not hold them. Every stage of a pipelined
+/// artifact is read; `programs` keeps the mapped data alive.
+bool frozenParameters(const std::string &artifact,
+                      const std::vector<std::string> &have,
+                      std::vector<loom_program *> &programs,
+                      std::vector<safetensors::Tensor> &tensors,
+                      std::string &message) {
+  char err[1024] = {0};
+  std::set<std::string> seen(have.begin(), have.end());
+  std::set<int64_t> stagesRead;
+  // Rank r runs one stage; ranks past the first of each stage add nothing.
+  for (int rank = 0;; ++rank) {
+    loom_program *program =
+        loom_program_load_rank(artifact.c_str(), rank, 0, err, sizeof err);
+    if (!program) {
+      message = "--artifact: " + std::string(err);
+      return false;
+    }
+    programs.push_back(program);
+    int64_t stages = loom_program_pipeline_stages(program);
+    if (!stagesRead.insert(loom_program_pipeline_stage(program)).second)
+      continue;
+    for (size_t i = 0, e = loom_program_num_parameters(program); i < e; ++i) {
+      const loom_tensor_info *p = loom_program_parameter(program, i);
+      const void *data = loom_program_parameter_data(program, i);
+      if (!p || !data || loom_program_parameter_update(program, i) >= 0 ||
+          !seen.insert(p->name).second)
+        continue;
+      tensors.push_back(
+          {p->name, p->dtype,
+           std::vector<int64_t>(p->global_shape, p->global_shape + p->rank),
+           data});
+    }
+    if (int64_t(stagesRead.size()) >= stages)
+      return true;
+  }
+}
+
+int exportParameters(const std::string &dir, const std::string &output,
+                     const std::string &artifact) {
   std::string checkpointDir, message;
   checkpoint::Reader reader;
   if (!checkpoint::resolve(dir, checkpointDir, message) ||
@@ -164,14 +212,34 @@ int exportParameters(const std::string &dir, const std::string &output) {
     tensors.push_back(
         {tensor.name, tensor.dtype, tensor.globalShape, buffers[t].data()});
   }
+  std::vector<loom_program *> programs;
+  auto freePrograms = [&] {
+    for (loom_program *p : programs)
+      loom_program_free(p);
+  };
+  size_t fromCheckpoint = tensors.size();
+  if (!artifact.empty()) {
+    std::vector<std::string> have;
+    for (const safetensors::Tensor &t : tensors)
+      have.push_back(t.name);
+    if (!frozenParameters(artifact, have, programs, tensors, message)) {
+      freePrograms();
+      return error(message);
+    }
+  }
   // "pt" is what transformers looks for in files it loads.
   safetensors::Metadata metadata = {{"format", "pt"},
                                     {"loom.step", std::to_string(data.step)}};
-  if (!safetensors::writeFile(output, tensors, metadata, message))
+  bool written = safetensors::writeFile(output, tensors, metadata, message);
+  freePrograms();
+  if (!written)
     return error(message);
   std::printf("exported %zu parameters of %s (step %lld) to %s\n",
-              tensors.size(), checkpointDir.c_str(),
+              fromCheckpoint, checkpointDir.c_str(),
               static_cast<long long>(data.step), output.c_str());
+  if (!artifact.empty())
+    std::printf("and %zu parameters no step updates, from %s\n",
+                tensors.size() - fromCheckpoint, artifact.c_str());
   return 0;
 }
 } // namespace
@@ -185,12 +253,16 @@ int main(int argc, char **argv) {
   if (args.empty())
     return usageError("no command given");
   const std::string &command = args[0];
-  std::string dir, output = "model.safetensors";
+  std::string dir, output = "model.safetensors", artifact;
   for (size_t i = 1; i < args.size(); ++i) {
     if (command == "export" && (args[i] == "-o" || args[i] == "--output")) {
       if (i + 1 >= args.size() || args[i + 1].empty())
         return usageError(args[i] + " needs a file");
       output = args[++i];
+    } else if (command == "export" && args[i] == "--artifact") {
+      if (i + 1 >= args.size() || args[i + 1].empty())
+        return usageError(args[i] + " needs a directory");
+      artifact = args[++i];
     } else if (args[i].size() > 1 && args[i][0] == '-') {
       return usageError("unknown option '" + args[i] + "'");
     } else if (dir.empty()) {
@@ -208,5 +280,5 @@ int main(int argc, char **argv) {
     return info(dir);
   if (command == "verify")
     return verify(dir);
-  return exportParameters(dir, output);
+  return exportParameters(dir, output, artifact);
 }

@@ -33,6 +33,12 @@ struct LoadResult {
 LoadResult loadInput(mlir::MLIRContext &context, llvm::SourceMgr &sourceMgr,
                      const Options &options);
 
+/// Renames the module's nn.parameter ops by the JSON object in `path`
+/// (`{"old name": "new name", ...}`, --rename-parameters); an unknown name,
+/// a non-string or two parameters under one name is an error at `path`.
+mlir::LogicalResult renameParameters(mlir::ModuleOp module,
+                                     llvm::StringRef path);
+
 /// Runs the pipeline `options` asks for on `module`.
 /// A step pipelined over a `pp` mesh axis comes out as one module per stage
 /// in `stageModules` (an error without it), `module` then holding their

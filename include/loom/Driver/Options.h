@@ -107,6 +107,8 @@ struct Options {
   std::vector<std::string> inputShapes;
   /// A regex naming the ONNX graph inputs that are weightless parameters.
   std::string parameterInputs;
+  /// A JSON file mapping parameter names to new ones (--rename-parameters).
+  std::string renameParameters;
   /// The target (`--target=NAME[:CHIP,...]`) and the CPU host code is
   /// compiled for (`native` or an LLVM CPU name).
   std::string target = "cpu";

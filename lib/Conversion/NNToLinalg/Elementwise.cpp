@@ -149,6 +149,19 @@ LOOM_FLOAT_UNARY(SqrtLowering, SqrtOp, return b.create<math::SqrtOp>(loc, x);)
 LOOM_FLOAT_UNARY(RsqrtLowering, RsqrtOp,
                  return b.create<math::RsqrtOp>(loc, x);)
 LOOM_FLOAT_UNARY(TanhLowering, TanhOp, return b.create<math::TanhOp>(loc, x);)
+// In f64: the f32 polynomial sine and cosine reduce the argument in f32,
+// which is 7e-4 off at |x| = 1e4 (rotary tables of long sequences reach
+// such arguments); these ops compute small tables, so exactness is cheap.
+template <typename MathOp>
+static Value inF64(OpBuilder &b, Location loc, Value x) {
+  if (!x.getType().isF32())
+    return b.create<MathOp>(loc, x);
+  Value wide = b.create<arith::ExtFOp>(loc, b.getF64Type(), x);
+  return b.create<arith::TruncFOp>(loc, x.getType(),
+                                   b.create<MathOp>(loc, wide));
+}
+LOOM_FLOAT_UNARY(CosLowering, CosOp, return inF64<math::CosOp>(b, loc, x);)
+LOOM_FLOAT_UNARY(SinLowering, SinOp, return inF64<math::SinOp>(b, loc, x);)
 LOOM_FLOAT_UNARY(ErfLowering, ErfOp, return b.create<math::ErfOp>(loc, x);)
 LOOM_FLOAT_UNARY(ReciprocalLowering, ReciprocalOp,
                  return b.create<arith::DivFOp>(
@@ -360,12 +373,12 @@ struct RangeLowering : OpRewritePattern<RangeOp> {
 
 void loom::nn_to_linalg::populateNNToLinalgElementwisePatterns(
     RewritePatternSet &patterns) {
-  patterns.add<ExpLowering, LogLowering, SqrtLowering, RsqrtLowering,
-               TanhLowering, ErfLowering, ReciprocalLowering, SigmoidLowering,
-               GeluLowering, NegLowering, AbsLowering, ReluLowering,
-               AddLowering, SubLowering, MulLowering, DivLowering, PowLowering,
-               MaxLowering, MinLowering, CompareLowering, WhereLowering,
-               CastLowering, ElementsLowering<ConstantOp>,
-               ElementsLowering<ParameterOp>, RangeLowering>(
-      patterns.getContext());
+  patterns
+      .add<ExpLowering, LogLowering, SqrtLowering, RsqrtLowering, TanhLowering,
+           CosLowering, SinLowering, ErfLowering, ReciprocalLowering,
+           SigmoidLowering, GeluLowering, NegLowering, AbsLowering,
+           ReluLowering, AddLowering, SubLowering, MulLowering, DivLowering,
+           PowLowering, MaxLowering, MinLowering, CompareLowering,
+           WhereLowering, CastLowering, ElementsLowering<ConstantOp>,
+           ElementsLowering<ParameterOp>, RangeLowering>(patterns.getContext());
 }

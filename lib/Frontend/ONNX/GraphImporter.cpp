@@ -9,6 +9,7 @@
 
 #include "ImporterImpl.h"
 #include "loom/Dialect/NN/NNParameterArgs.h"
+#include "loom/Dialect/NN/NNState.h"
 #include "loom/Pipelines/Pipelines.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Verifier.h"
@@ -230,6 +231,7 @@ GraphImporter::inputType(const onnx::ValueInfoProto &input) {
 
 LogicalResult GraphImporter::importInitializers(const onnx::GraphProto &graph,
                                                 OpBuilder &b) {
+  llvm::StringMap<std::string> torchNames = torchLinearNames(graph);
   for (const onnx::TensorProto &tensor : graph.initializer()) {
     Location loc = namedLoc(state, "initializer '" + tensor.name() + "'");
     if (tensor.name().empty())
@@ -250,6 +252,25 @@ LogicalResult GraphImporter::importInitializers(const onnx::GraphProto &graph,
     auto value = convertTensor(state, loc, tensor, parameter);
     if (failed(value))
       return failure();
+    auto torchName = torchNames.find(tensor.name());
+    if (parameter && torchName != torchNames.end()) {
+      // A pre-transposed nn.Linear weight: PyTorch's name and layout.
+      FailureOr<ElementsAttr> transposed =
+          transposedResource(*value, torchName->second);
+      if (succeeded(transposed)) {
+        auto param =
+            b.create<nn::ParameterOp>(loc, torchName->second, *transposed);
+        param.emitRemark("stored transposed by the exporter under this "
+                         "name; it is module weight '")
+            << torchName->second << "', in PyTorch's layout";
+        Value result = b.create<nn::TransposeOp>(
+            loc, param.getResult(), b.getDenseI64ArrayAttr({1, 0}));
+        if (failed(define(tensor.name(), result, loc)))
+          return failure();
+        initializerNames.insert(tensor.name());
+        continue;
+      }
+    }
     Value result =
         parameter
             ? b.create<nn::ParameterOp>(loc, tensor.name(), *value).getResult()
@@ -276,9 +297,15 @@ LogicalResult GraphImporter::importNodes(const onnx::GraphProto &graph,
   for (const onnx::ValueInfoProto &out : graph.output())
     used.insert(out.name());
 
+  auto untied = untieMergedInitializers(graph, values, initializerNames, b);
   for (auto [i, node] : llvm::enumerate(graph.node())) {
     Location loc = namedLoc(state, "node '" + nodeName(node, i) + "' (" +
                                        node.op_type() + ")");
+    if (Value param = untied.lookup(i)) {
+      if (failed(define(node.output(0), param, loc)))
+        return failure();
+      continue;
+    }
     SmallVector<Value> inputs;
     for (const std::string &in : node.input()) {
       if (in.empty()) {
@@ -502,6 +529,19 @@ ImportResult GraphImporter::run(const onnx::ModelProto &model) {
   }
   if (outputs.empty())
     return finish(state.error() << "the graph has no outputs");
+  SmallVector<std::string> resultNames;
+  for (const onnx::ValueInfoProto &out : graph.output())
+    resultNames.push_back(out.name());
+  if (options.stateResults) {
+    llvm::StringSet<> updated;
+    for (auto &[name, value] : state.stateUpdates) {
+      if (!updated.insert(name).second)
+        return finish(state.error()
+                      << "parameter '" << name << "' is updated by two nodes");
+      outputs.push_back(value);
+      resultNames.push_back((nn::kStateResultPrefix + name).str());
+    }
+  }
   b.create<func::ReturnOp>(state.fileLoc(), outputs);
   fn.setFunctionType(b.getFunctionType(entry->getArgumentTypes(),
                                        ValueRange(outputs).getTypes()));
@@ -512,11 +552,12 @@ ImportResult GraphImporter::run(const onnx::ModelProto &model) {
     fn.setArgAttr(
         i, argIsParameter[i] ? StringRef(nn::kParameterArgAttrName) : nameAttr,
         StringAttr::get(&ctx, name));
-  for (auto [i, out] : llvm::enumerate(graph.output()))
-    fn.setResultAttr(i, nameAttr, StringAttr::get(&ctx, out.name()));
+  for (auto [i, name] : llvm::enumerate(resultNames))
+    fn.setResultAttr(i, nameAttr, StringAttr::get(&ctx, name));
 
   if (failed(verify(*result.module)))
     return finish(failure());
+  tieExportedCopies(fn);
   if (options.cleanup) {
     PassManager pm(&ctx);
     buildImportCleanupPipeline(pm);

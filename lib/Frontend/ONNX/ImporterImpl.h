@@ -9,8 +9,14 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
 #include "onnx/onnx_pb.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 #include <optional>
+
+namespace mlir::func {
+class FuncOp;
+} // namespace mlir::func
 
 namespace loom::onnx_import {
 
@@ -34,6 +40,9 @@ public:
   /// The graph inputs' unknown dimensions, e.g. "'x' dimension 0 ('batch')",
   /// named when an op needs a static shape.
   std::string dynamicInputs;
+  /// New values of parameters that nodes update as they run (training-mode
+  /// BatchNormalization's running statistics), in node order.
+  llvm::SmallVector<std::pair<std::string, mlir::Value>> stateUpdates;
 
   /// A location naming the model file.
   mlir::Location fileLoc();
@@ -71,6 +80,30 @@ mlir::LogicalResult readExternalData(ImportState &state, mlir::Location loc,
                                      const onnx::TensorProto &tensor,
                                      int64_t expectedBytes,
                                      std::vector<char> &bytes);
+
+/// Replaces float initializers that are exact copies (or 2-D transposes) of
+/// another by uses of that one, with a remark naming both (TiedWeights.cpp).
+void tieExportedCopies(mlir::func::FuncOp fn);
+
+/// The module names of nn.Linear weights torch.onnx.export renamed and
+/// stored transposed when it folded constants ("onnx::MatMul_474" read only
+/// by "/m/lm_head/MatMul" -> "m.lm_head.weight"), by initializer name; names
+/// already taken are left out (TiedWeights.cpp).
+llvm::StringMap<std::string> torchLinearNames(const onnx::GraphProto &graph);
+
+/// The 2-D `attr` transposed, as a resource named `name`; failure when it
+/// holds no plain data.
+mlir::FailureOr<mlir::ElementsAttr> transposedResource(mlir::ElementsAttr attr,
+                                                       llvm::StringRef name);
+
+/// Unties initializers torch.onnx.export merged because their values were
+/// equal: an Identity node of a parameter whose elements are all equal gets
+/// a parameter of its own (created at `b`, named by its output), with a
+/// remark. Returns, by node index, the parameter that replaces the Identity
+/// (TiedWeights.cpp).
+llvm::DenseMap<unsigned, mlir::Value> untieMergedInitializers(
+    const onnx::GraphProto &graph, const llvm::StringMap<mlir::Value> &values,
+    const llvm::StringSet<> &initializerNames, mlir::OpBuilder &b);
 
 /// Converts one node. Holds the node, its resolved inputs and the builder.
 class NodeImporter {

@@ -307,6 +307,8 @@ template LogicalResult unary<nn::ReluOp>(Node &);
 template LogicalResult unary<nn::SigmoidOp>(Node &);
 template LogicalResult unary<nn::SqrtOp>(Node &);
 template LogicalResult unary<nn::TanhOp>(Node &);
+template LogicalResult unary<nn::CosOp>(Node &);
+template LogicalResult unary<nn::SinOp>(Node &);
 template LogicalResult binary<nn::AddOp>(Node &);
 template LogicalResult binary<nn::DivOp>(Node &);
 template LogicalResult binary<nn::MulOp>(Node &);

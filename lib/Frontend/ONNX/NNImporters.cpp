@@ -364,13 +364,31 @@ LogicalResult importBatchNorm(Node &n) {
   double momentum = n.floatAttr("momentum", 0.9f);
   Value keep = n.scalar(element, momentum),
         take = n.scalar(element, 1 - momentum);
-  for (auto [running, current] :
-       {std::pair{in[3], batchMean}, std::pair{in[4], batchVar}}) {
+  auto runningUpdate = [&](Value running, Value current) -> FailureOr<Value> {
     ASSIGN_OR_FAIL(kept, n.make<nn::MulOp>(running, keep));
     ASSIGN_OR_FAIL(taken, n.make<nn::MulOp>(current, take));
-    ASSIGN_OR_FAIL(updated, n.make<nn::AddOp>(kept, taken));
+    return n.make<nn::AddOp>(kept, taken);
+  };
+  for (auto [running, current] :
+       {std::pair{in[3], batchMean}, std::pair{in[4], batchVar}}) {
+    ASSIGN_OR_FAIL(updated, runningUpdate(running, current));
     n.results.push_back(updated);
   }
+  // Running statistics held in parameters are state a training step keeps.
+  // They follow PyTorch, whose running variance is the unbiased one (the
+  // ONNX outputs above are the biased one, as the operator defines them).
+  auto meanParam = in[3].getDefiningOp<nn::ParameterOp>();
+  auto varParam = in[4].getDefiningOp<nn::ParameterOp>();
+  int64_t perChannel =
+      type.getNumElements() / std::max<int64_t>(type.getDimSize(1), 1);
+  if (!meanParam || !varParam || !type.hasStaticShape() || perChannel < 2)
+    return success();
+  Value correction = n.scalar(element, double(perChannel) / (perChannel - 1));
+  ASSIGN_OR_FAIL(unbiased, n.make<nn::MulOp>(batchVar, correction));
+  ASSIGN_OR_FAIL(newMean, runningUpdate(in[3], batchMean));
+  ASSIGN_OR_FAIL(newVar, runningUpdate(in[4], unbiased));
+  n.state.stateUpdates.emplace_back(meanParam.getName().str(), newMean);
+  n.state.stateUpdates.emplace_back(varParam.getName().str(), newVar);
   return success();
 }
 

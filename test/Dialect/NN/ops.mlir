@@ -63,6 +63,10 @@ func.func @unary(%x: tensor<4x8xf32>, %i: tensor<4xi64>, %h: tensor<8xbf16>, %g:
   // The default is not printed.
   // CHECK: nn.gelu %{{.*}} : tensor<4x8xf32>
   %13 = nn.gelu %x approximate = none : tensor<4x8xf32>
+  // CHECK: nn.cos %{{.*}} : tensor<4x8xf32>
+  %14 = nn.cos %x : tensor<4x8xf32>
+  // CHECK: nn.sin %{{.*}} : tensor<8xbf16>
+  %15 = nn.sin %h : tensor<8xbf16>
   return
 }
 

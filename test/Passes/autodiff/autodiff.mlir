@@ -232,3 +232,29 @@ func.func @norm() -> tensor<f32> {
   %l = nn.reduce_sum %y axes = [0, 1, 2, 3] : tensor<2x3x6x6xf32> -> tensor<f32>
   return %l : tensor<f32>
 }
+
+// -----
+
+// nn.max and nn.min give ties to the left operand, except to a constant
+// bound: max(x, 0) and a Clip pass no gradient at the bound (PyTorch's relu,
+// hardtanh and ReLU6), so the comparisons are strict there.
+// CHECK-LABEL: func.func @bounds
+// CHECK-DAG: %[[ZERO:.*]] = nn.constant dense<0.000000e+00> : tensor<f32>
+// CHECK-DAG: %[[SIX:.*]] = nn.constant dense<6.000000e+00> : tensor<f32>
+// CHECK: %[[LO:.*]] = nn.max %[[X:.*]], %[[ZERO]]
+// CHECK: %[[C:.*]] = nn.min %[[LO]], %[[SIX]]
+// CHECK: nn.max %[[C]], %[[Y:.*]] :
+// CHECK: nn.compare ge, %[[C]], %[[Y]]
+// CHECK: nn.compare lt, %[[LO]], %[[SIX]]
+// CHECK: nn.compare gt, %[[X]], %[[ZERO]]
+func.func @bounds() -> tensor<f32> {
+  %x = nn.parameter "x" = dense<[-1.0, 0.0, 3.0, 6.0]> : tensor<4xf32>
+  %y = nn.parameter "y" = dense<[0.0, 0.0, 3.0, 7.0]> : tensor<4xf32>
+  %zero = nn.constant dense<0.0> : tensor<f32>
+  %six = nn.constant dense<6.0> : tensor<f32>
+  %lo = nn.max %x, %zero : tensor<4xf32>, tensor<f32>
+  %c = nn.min %lo, %six : tensor<4xf32>, tensor<f32>
+  %m = nn.max %c, %y : tensor<4xf32>, tensor<4xf32>
+  %l = nn.reduce_sum %m axes = [0] : tensor<4xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}

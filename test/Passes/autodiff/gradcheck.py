@@ -46,6 +46,8 @@ CASES = {
     "tanh": ([("x", [3, 4])], f"%r = nn.tanh %x : {S}", [3, 4]),
     "sigmoid": ([("x", [3, 4])], f"%r = nn.sigmoid %x : {S}", [3, 4]),
     "erf": ([("x", [3, 4])], f"%r = nn.erf %x : {S}", [3, 4]),
+    "cos": ([("x", [3, 4])], f"%r = nn.cos %x : {S}", [3, 4]),
+    "sin": ([("x", [3, 4])], f"%r = nn.sin %x : {S}", [3, 4]),
     "relu": ([("x", [3, 4])], f"%r = nn.relu %x : {S}", [3, 4]),
     "add_broadcast": ([("x", [3, 4]), ("y", [4])],
                       f"%r = nn.add %x, %y : {S}, {t([4])}", [3, 4]),

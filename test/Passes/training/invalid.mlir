@@ -51,3 +51,25 @@ func.func @main(%x: tensor<4xf32>) -> (tensor<f32> {nn.name = "l"}) {
   %l = nn.reduce_sum %y axes = [0] : tensor<4xf32> -> tensor<f32>
   return %l : tensor<f32>
 }
+
+// -----
+
+// expected-error @+1 {{training: result 'state:nope' must be the new value of a parameter of the same type}}
+func.func @main(%x: tensor<4xf32>) -> (tensor<f32> {nn.name = "l"}, tensor<4xf32> {nn.name = "state:nope"}) {
+  %w = nn.parameter "w" = dense<1.0> : tensor<4xf32>
+  %y = nn.mul %x, %w : tensor<4xf32>, tensor<4xf32>
+  %l = nn.reduce_sum %y axes = [0] : tensor<4xf32> -> tensor<f32>
+  return %l, %y : tensor<f32>, tensor<4xf32>
+}
+
+// -----
+
+func.func @main(%x: tensor<4xf32>) -> (tensor<f32> {nn.name = "l"}, tensor<4xf32> {nn.name = "y"}) {
+  %w = nn.parameter "w" = dense<1.0> : tensor<4xf32>
+  // expected-warning @+1 {{parameter 'b' does not affect the loss: it is not trained}}
+  %b = nn.parameter "b" = dense<2.0> : tensor<4xf32>
+  %y = nn.mul %x, %w : tensor<4xf32>, tensor<4xf32>
+  %l = nn.reduce_sum %y axes = [0] : tensor<4xf32> -> tensor<f32>
+  %z = nn.add %x, %b : tensor<4xf32>, tensor<4xf32>
+  return %l, %z : tensor<f32>, tensor<4xf32>
+}

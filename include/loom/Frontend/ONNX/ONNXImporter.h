@@ -31,6 +31,10 @@ struct ImportOptions {
   /// Run the clean-up pipeline (folding, idiom recognition, CSE) after
   /// import. Tests of the raw import turn it off.
   bool cleanup = true;
+  /// Return the running statistics training-mode BatchNormalization
+  /// computes for its parameters as `state:NAME` results (NNState.h), so a
+  /// training step keeps them. Inference leaves them out.
+  bool stateResults = false;
 };
 
 enum class ImportStatus {

@@ -26,6 +26,7 @@ def model(opset, nodes, inputs, outputs, inits=()):
 
 
 N = helper.make_node
+_W = np.arange(12, dtype=np.float32).reshape(4, 3) / 7
 CASES = {
     # Gemm: Y = alpha * A^T B + beta * C
     "gemm": model(13, [N("Gemm", ["a", "b", "c"], ["y"], alpha=2.0, beta=0.5,
@@ -228,6 +229,70 @@ CASES = {
                                  vi("b", [3]), vi("m", [3]), vi("v", [3])],
                                 [vi("y", None), vi("rm", None),
                                  vi("rv", None)]),
+    # Cos and Sin of an input, and of a constant (folded at import).
+    "trig": model(17, [N("Cos", ["x"], ["c"]), N("Sin", ["x"], ["s"]),
+                       N("Constant", [], ["k"],
+                         value=numpy_helper.from_array(
+                             np.array([0.0, np.pi], np.float32), "k")),
+                       N("Cos", ["k"], ["ck"]), N("Add", ["c", "ck"], ["y"]),
+                       N("Add", ["y", "s"], ["z"])],
+                  [vi("x", [2])], [vi("z", None)]),
+    # Training-mode BatchNorm whose running statistics are initializers:
+    # with --train they are state, returned as `state:` results.
+    "batchnorm_state": model(17, [N("BatchNormalization",
+                                    ["x", "s", "b", "m", "v"], ["y"],
+                                    training_mode=1, momentum=0.75),
+                                  N("ReduceMean", ["y"], ["l"], keepdims=0)],
+                             [vi("x", [2, 3, 4])], [vi("l", None)],
+                             [numpy_helper.from_array(np.array(
+                                 [1.0, 2.0, 3.0], np.float32), "s"),
+                              numpy_helper.from_array(np.array(
+                                  [0.5, 0.25, 0.125], np.float32), "b"),
+                              numpy_helper.from_array(np.array(
+                                  [0.0, 0.1, 0.2], np.float32), "m"),
+                              numpy_helper.from_array(np.array(
+                                  [1.0, 1.5, 2.0], np.float32), "v")]),
+    # An exporter's copies of one weight: "wt" is the transpose of "w" and
+    # "w2" a copy of it (tied back); "one_a" and "one_b" are equal but
+    # constant (all ones), which is no evidence of a copy (kept apart).
+    "tied": model(17, [N("MatMul", ["x", "w"], ["h"]),
+                       N("MatMul", ["h", "wt"], ["g"]),
+                       N("Add", ["g", "one_a"], ["p"]),
+                       N("Add", ["p", "one_b"], ["q"]),
+                       N("MatMul", ["q", "w2"], ["y"])],
+                  [vi("x", [2, 4])], [vi("y", None)],
+                  [numpy_helper.from_array(_W, "w"),
+                   numpy_helper.from_array(_W.T.copy(), "wt"),
+                   numpy_helper.from_array(_W.copy(), "w2"),
+                   numpy_helper.from_array(np.ones(4, np.float32), "one_a"),
+                   numpy_helper.from_array(np.ones(4, np.float32), "one_b")]),
+    # torch.onnx.export merges initializers of equal value and names the
+    # others by Identity nodes: "b.weight" is a parameter of its own again.
+    # An Identity of a tensor that is not uniform is left as it is.
+    "merged": model(17, [N("Identity", ["a.weight"], ["b.weight"]),
+                         N("Identity", ["w"], ["w_alias"]),
+                         N("Mul", ["x", "a.weight"], ["p"]),
+                         N("Mul", ["p", "b.weight"], ["q"]),
+                         N("MatMul", ["q", "w_alias"], ["y"])],
+                    [vi("x", [2, 4])], [vi("y", None)],
+                    [numpy_helper.from_array(np.ones(4, np.float32),
+                                             "a.weight"),
+                     numpy_helper.from_array(_W, "w")]),
+    # A folded export's nn.Linear weight: stored transposed as
+    # "onnx::MatMul_7", read by the MatMul of module /m/proj: it becomes
+    # "m.proj.weight" in PyTorch's layout. "onnx::MatMul_8" is read by two
+    # modules' MatMuls and keeps its name.
+    "folded_linear": model(17, [N("MatMul", ["x", "onnx::MatMul_7"], ["h"],
+                                  name="/m/proj/MatMul"),
+                                N("MatMul", ["h", "onnx::MatMul_8"], ["g"],
+                                  name="/m/a/MatMul"),
+                                N("MatMul", ["g", "onnx::MatMul_8"], ["y"],
+                                  name="/m/b/MatMul")],
+                           [vi("x", [2, 4])], [vi("y", None)],
+                           [numpy_helper.from_array(_W, "onnx::MatMul_7"),
+                            numpy_helper.from_array(
+                                (np.arange(9, dtype=np.float32) / 5 - 1)
+                                .reshape(3, 3), "onnx::MatMul_8")]),
     # Variants that are valid ONNX but not supported: exit code 3.
     "conv3d": model(13, [N("Conv", ["x", "w"], ["y"])],
                     [vi("x", [1, 1, 4, 4, 4]), vi("w", [1, 1, 2, 2, 2])],
