@@ -379,9 +379,11 @@ LogicalResult importBatchNorm(Node &n) {
   // ONNX outputs above are the biased one, as the operator defines them).
   auto meanParam = in[3].getDefiningOp<nn::ParameterOp>();
   auto varParam = in[4].getDefiningOp<nn::ParameterOp>();
+  if (!meanParam || !varParam || !type.hasStaticShape())
+    return success();
   int64_t perChannel =
       type.getNumElements() / std::max<int64_t>(type.getDimSize(1), 1);
-  if (!meanParam || !varParam || !type.hasStaticShape() || perChannel < 2)
+  if (perChannel < 2)
     return success();
   Value correction = n.scalar(element, double(perChannel) / (perChannel - 1));
   ASSIGN_OR_FAIL(unbiased, n.make<nn::MulOp>(batchVar, correction));
