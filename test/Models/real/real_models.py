@@ -3,7 +3,7 @@ torch.onnx.export, checked end to end against PyTorch:
 
   import    opsets 14 and 17, and a dynamic batch axis (--input-shape)
   infer     loomc -o + loomrun against the module's own output
-  dp2/tp2   the same on 2 ranks (--strategy=data / megatron)
+  dp2/tp2   the same on 2 ranks (--strategy=data / megatron), every family
   train     3 steps of loomc --train + loomrun --train against the same
             steps in PyTorch (losses, and the final weights and running
             statistics read back by loom-ckpt export)
@@ -31,9 +31,8 @@ from loom.testing import torch_models as tm  # noqa: E402
 import common  # noqa: E402
 import read_safetensors  # noqa: E402
 
-STEPS = int(os.environ.get("LOOM_REAL_STEPS", "3"))
-# What each family is checked for beyond import and inference.
-PARALLEL = {"llama", "bert", "vit"}
+STEPS = 3
+# What each family is checked for beyond import, inference and dp=2/tp=2.
 TRAIN = {
     # name: list of (check name, optimizer flags, torch optimizer, extra)
     "llama": [("adamw", "adamw", {}), ("adamw-zero1-dp2", "adamw",
@@ -103,10 +102,9 @@ def check_inference(s, name, work, module, x):
     np.save(os.path.join(work, "x.npy"), x.numpy())
     with torch.no_grad():
         want = module(x).numpy()
-    runs = [("infer", [], 1)]
-    if name in PARALLEL:
-        runs += [("dp2", ["--mesh", "dp=2", "--strategy=data"], 2),
-                 ("tp2", ["--mesh", "tp=2", "--strategy=megatron"], 2)]
+    runs = [("infer", [], 1),
+            ("dp2", ["--mesh", "dp=2", "--strategy=data"], 2),
+            ("tp2", ["--mesh", "tp=2", "--strategy=megatron"], 2)]
     for check, flags, ranks in runs:
         art = os.path.join(work, check + ".loom")
         out = os.path.join(work, check + "-out")
