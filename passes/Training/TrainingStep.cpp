@@ -161,6 +161,10 @@ struct NNBuildTrainingStepPass
                   "statistics), once per forward; that needs one microbatch "
                   "per step (no --grad-accum, --microbatches or pipeline "
                   "stages)";
+      if (llvm::any_of(state,
+                       [&](auto &entry) { return entry.first == param; }))
+        return fn.emitError("training: parameter '")
+               << param << "' has two 'state:' results";
       state.push_back({param.str(), ret.getOperand(i)});
     }
     return state;

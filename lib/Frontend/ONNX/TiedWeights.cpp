@@ -1,4 +1,4 @@
-//===- TiedWeights.cpp - Exporters' copies of one weight, tied back -------===//
+//===- TiedWeights.cpp - What exporters did to weights, undone ------------===//
 //
 // torch.onnx.export stores a weight used in two places (GPT-2's wte and
 // lm_head) as two initializers when it folds the transpose of one use into a

@@ -73,3 +73,14 @@ func.func @main(%x: tensor<4xf32>) -> (tensor<f32> {nn.name = "l"}, tensor<4xf32
   %z = nn.add %x, %b : tensor<4xf32>, tensor<4xf32>
   return %l, %z : tensor<f32>, tensor<4xf32>
 }
+
+// -----
+
+// expected-error @+1 {{training: parameter 'm' has two 'state:' results}}
+func.func @main(%x: tensor<4xf32>) -> (tensor<f32> {nn.name = "l"}, tensor<4xf32> {nn.name = "state:m"}, tensor<4xf32> {nn.name = "state:m"}) {
+  %w = nn.parameter "w" = dense<1.0> : tensor<4xf32>
+  %m = nn.parameter "m" = dense<0.0> : tensor<4xf32>
+  %y = nn.mul %x, %w : tensor<4xf32>, tensor<4xf32>
+  %l = nn.reduce_sum %y axes = [0] : tensor<4xf32> -> tensor<f32>
+  return %l, %m, %m : tensor<f32>, tensor<4xf32>, tensor<4xf32>
+}
