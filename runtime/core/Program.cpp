@@ -397,8 +397,12 @@ extern "C" loom_program *loom_program_load_with_flags(const char *artifactDir,
     program->groupAxes.push_back(manifest.axisNames(group));
   program->binding = unboundBinding(manifest);
   program->parameterBlocks.resize(manifest.parameters.size());
-  if (flags & LOOM_LOAD_MANIFEST_ONLY)
+  if (flags & LOOM_LOAD_MANIFEST_ONLY) {
+    if ((flags & LOOM_LOAD_PARAMETERS) &&
+        !mapParameters(*program, error, status))
+      return fail(program, error, err, errLen);
     return program;
+  }
 
   // The device checks the target before anything is mapped or loaded.
   ExecutableParams params(*program);

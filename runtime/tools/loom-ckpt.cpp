@@ -162,8 +162,10 @@ bool frozenParameters(const std::string &artifact,
   std::set<int64_t> stagesRead;
   // Rank r runs one stage; ranks past the first of each stage add nothing.
   for (int rank = 0;; ++rank) {
-    loom_program *program =
-        loom_program_load_rank(artifact.c_str(), rank, 0, err, sizeof err);
+    // The manifest and the mapped weights only: no device, no program.
+    loom_program *program = loom_program_load_rank(
+        artifact.c_str(), rank, LOOM_LOAD_MANIFEST_ONLY | LOOM_LOAD_PARAMETERS,
+        err, sizeof err);
     if (!program) {
       message = "--artifact: " + std::string(err);
       return false;

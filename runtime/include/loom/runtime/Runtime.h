@@ -43,6 +43,10 @@ enum {
    * dlopen, no CPU check. The signature and target accessors work; running
    * does not. For tools that describe artifacts built for other machines. */
   LOOM_LOAD_MANIFEST_ONLY = 1u << 0,
+  /* With LOOM_LOAD_MANIFEST_ONLY: also map the parameter file, so that
+   * loom_program_parameter_data reads the weights (still no device and no
+   * dlopen: loom-ckpt reads artifacts built for other machines). */
+  LOOM_LOAD_PARAMETERS = 1u << 1,
 };
 
 /* Loads the artifact directory `artifact_dir` (e.g. "mlp.loom"): reads and
@@ -89,7 +93,7 @@ int64_t loom_program_find_input(const loom_program *program, const char *name);
 int64_t loom_program_find_output(const loom_program *program, const char *name);
 
 /* The read-only bytes of parameter `index` (NULL when out of range or
- * loaded with LOOM_LOAD_MANIFEST_ONLY): the mapped global tensor, or, for a
+ * loaded with LOOM_LOAD_MANIFEST_ONLY alone): the mapped global tensor, or, for a
  * sharded parameter of a bound program, this rank's block. */
 const void *loom_program_parameter_data(const loom_program *program,
                                         size_t index);
