@@ -93,8 +93,8 @@ int64_t loom_program_find_input(const loom_program *program, const char *name);
 int64_t loom_program_find_output(const loom_program *program, const char *name);
 
 /* The read-only bytes of parameter `index` (NULL when out of range or
- * loaded with LOOM_LOAD_MANIFEST_ONLY alone): the mapped global tensor, or, for a
- * sharded parameter of a bound program, this rank's block. */
+ * loaded with LOOM_LOAD_MANIFEST_ONLY alone): the mapped global tensor, or, for
+ * a sharded parameter of a bound program, this rank's block. */
 const void *loom_program_parameter_data(const loom_program *program,
                                         size_t index);
 
