@@ -3,6 +3,7 @@
 #include "loom/Dialect/Dist/DistDialect.h"
 #include "loom/Dialect/Dist/DistOps.h"
 #include "loom/Support/FloatFormat.h"
+#include "loom/Support/Limits.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/STLExtras.h"
@@ -85,6 +86,9 @@ LogicalResult MeshAxisAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (size < 1)
     return emitError() << "mesh axis \"" << name << "\" has size " << size
                        << "; sizes must be at least 1";
+  if (size > kMaxDevices)
+    return emitError() << "mesh axis \"" << name << "\" has size " << size
+                       << "; a mesh has at most " << kMaxDevices << " devices";
   if (bandwidth.isNegative() || latency.isNegative() || bandwidth.isNaN() ||
       latency.isNaN())
     return emitError() << "mesh axis \"" << name

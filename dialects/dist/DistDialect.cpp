@@ -7,6 +7,7 @@
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace loom;
@@ -44,8 +45,12 @@ static LogicalResult verifyShardingOn(Operation *op, Attribute attr, Type type,
       (int64_t)sharding.getDims().size() == tensor.getRank()) {
     SmallVector<int64_t> global(tensor.getShape());
     for (auto [d, dim] : llvm::enumerate(sharding.getDims()))
-      if (!ShapedType::isDynamic(global[d]))
-        global[d] *= mesh.getGroupSize(dim.getAxes());
+      if (!ShapedType::isDynamic(global[d]) &&
+          llvm::MulOverflow(global[d], mesh.getGroupSize(dim.getAxes()),
+                            global[d]))
+        return op->emitError()
+               << "invalid sharding of " << where << ": dimension " << d
+               << " overflows int64 as a global extent";
     type = tensor.clone(global);
   }
   return verifySharding(sharding, type, op, symbols, [&] {

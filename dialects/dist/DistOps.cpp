@@ -7,11 +7,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "loom/Dialect/Dist/DistOps.h"
+#include "loom/Support/Limits.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/SmallSet.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace loom;
@@ -104,10 +106,18 @@ LogicalResult MeshOp::verify() {
   if (getAxes().empty())
     return emitOpError("needs at least one axis");
   llvm::SmallSet<StringRef, 8> names;
-  for (Attribute a : getAxes())
-    if (!names.insert(cast<MeshAxisAttr>(a).getName()).second)
-      return emitOpError("axis \"")
-             << cast<MeshAxisAttr>(a).getName() << "\" is declared twice";
+  // Every group size and device count the passes take is a product of axis
+  // sizes: bounded here, they never overflow (nor wrap to 0 and divide).
+  int64_t devices = 1;
+  for (Attribute a : getAxes()) {
+    auto axis = cast<MeshAxisAttr>(a);
+    if (!names.insert(axis.getName()).second)
+      return emitOpError("axis \"") << axis.getName() << "\" is declared twice";
+    if (llvm::MulOverflow(devices, axis.getSize(), devices) ||
+        devices > kMaxDevices)
+      return emitOpError("has more than ")
+             << kMaxDevices << " devices (the product of its axis sizes)";
+  }
   return success();
 }
 
@@ -188,7 +198,11 @@ static LogicalResult checkScaledDim(Operation *op, RankedTensorType input,
       return op->emitOpError("dimension ")
              << d << " of size " << in << " is not divisible by the group size "
              << group;
-    int64_t expected = multiply ? in * group : in / group;
+    int64_t expected = in / group;
+    if (multiply && llvm::MulOverflow(in, group, expected))
+      return op->emitOpError("dimension ")
+             << d << " of size " << in << " times the group size " << group
+             << " overflows";
     if (out != expected)
       return op->emitOpError("dimension ")
              << d << " of the result must be " << expected << " (" << in
@@ -401,10 +415,17 @@ LogicalResult ReshardOp::verifySymbolUses(SymbolTableCollection &symbols) {
       (int64_t)getTo().getDims().size() != input.getRank())
     return emitOpError("operand, result and layouts must have one rank");
   for (int64_t d = 0; d < input.getRank(); ++d) {
-    int64_t in = input.getDimSize(d) *
-                 mesh.getGroupSize(getFrom().getDims()[d].getAxes());
-    int64_t out = result.getDimSize(d) *
-                  mesh.getGroupSize(getTo().getDims()[d].getAxes());
+    if (input.isDynamicDim(d) || result.isDynamicDim(d))
+      continue;
+    int64_t in, out;
+    if (llvm::MulOverflow(input.getDimSize(d),
+                          mesh.getGroupSize(getFrom().getDims()[d].getAxes()),
+                          in) ||
+        llvm::MulOverflow(result.getDimSize(d),
+                          mesh.getGroupSize(getTo().getDims()[d].getAxes()),
+                          out))
+      return emitOpError("dimension ")
+             << d << " overflows int64 as a global extent";
     if (in != out)
       return emitOpError("dimension ")
              << d << " is " << in << " globally before and " << out

@@ -12,6 +12,7 @@
 #include "mlir/Dialect/Traits.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallSet.h"
 #include "llvm/Support/MathExtras.h"
@@ -634,6 +635,36 @@ LogicalResult GatherOp::inferReturnTypes(MLIRContext *, Loc loc,
   return success();
 }
 
+/// Checks constant `indices` into dimension `axis` of static size `extent`
+/// (negative ones count from the end): an out-of-range index is an error
+/// where it is written, not a clamped read at run time.
+static LogicalResult verifyConstantIndices(Operation *op, Value indices,
+                                           int64_t axis, int64_t extent) {
+  DenseElementsAttr values;
+  if (ShapedType::isDynamic(extent) ||
+      !matchPattern(indices, m_Constant(&values)))
+    return success();
+  int64_t count = values.isSplat() ? 1 : values.getNumElements();
+  for (int64_t i = 0; i < count; ++i) {
+    int64_t index = values.getValues<APInt>()[i].getSExtValue();
+    if (index < -extent || index >= extent)
+      return op->emitOpError("index ")
+             << index << " (element " << i
+             << " of the constant indices) is out of range [" << -extent << ", "
+             << extent - 1 << "] for axis " << axis << " of size " << extent;
+  }
+  return success();
+}
+
+LogicalResult GatherOp::verify() {
+  RankedTensorType data = getData().getType();
+  int64_t axis = getAxis();
+  if (axis < 0 || axis >= data.getRank())
+    return success(); // inference reports it
+  return verifyConstantIndices(*this, getIndices(), axis,
+                               data.getDimSize(axis));
+}
+
 LogicalResult ScatterAddOp::inferReturnTypes(MLIRContext *, Loc loc,
                                              Adaptor adaptor, Types &types) {
   auto updates = cast<RankedTensorType>(adaptor.getUpdates().getType());
@@ -662,7 +693,7 @@ LogicalResult ScatterAddOp::verify() {
     return emitOpError("updates must have the indices' shape ")
            << shapeStr(indices.getShape()) << " at dimension " << axis
            << ", got " << shapeStr(at);
-  return success();
+  return verifyConstantIndices(*this, getIndices(), axis, getSize());
 }
 
 LogicalResult ReshapeOp::inferReturnTypes(MLIRContext *, Loc loc,

@@ -597,7 +597,9 @@ def NN_GatherOp : NN_Op<"gather", [DeclareOpInterfaceMethods<GradientOpInterface
   let summary = "take slices along an axis at given indices (embedding lookup)";
   let description = [{
     As ONNX `Gather`: the result is `data` with dimension `axis` replaced by
-    the dimensions of `indices`. Negative indices count from the end. An
+    the dimensions of `indices`. Negative indices count from the end.
+    Constant indices must lie in `[-d, d-1]` for the axis' static size `d`
+    (the verifier checks them); others are clamped into it at run time. An
     embedding lookup is a gather along axis 0 of a `[vocab, hidden]` table.
 
     ```mlir
@@ -613,6 +615,7 @@ def NN_GatherOp : NN_Op<"gather", [DeclareOpInterfaceMethods<GradientOpInterface
       type($data) `,` type($indices) `->` type($result)
   }];
   let hasFolder = 1;
+  let hasVerifier = 1;
 }
 
 def NN_ScatterAddOp : NN_Op<"scatter_add",
@@ -625,8 +628,9 @@ def NN_ScatterAddOp : NN_Op<"scatter_add",
     has `updates`' shape with the dimensions of `indices` (which start at
     `axis`) replaced by one dimension of extent `size`:
     `result[a..., indices[i...], b...] += updates[a..., i..., b...]`.
-    Negative indices count from the end, as in `nn.gather`; indices out of
-    range are clamped into it, as `nn.gather`'s lowering reads them. This is
+    Negative indices count from the end, as in `nn.gather`; constant ones
+    out of range are rejected and others clamped into it, as `nn.gather`
+    treats them. This is
     the gradient of `nn.gather` with respect to its data (the gradient of an
     embedding table).
 

@@ -1,10 +1,14 @@
 //===- Cluster.cpp - What the devices are and how they are linked ---------===//
 
 #include "loom/CostModel/Cluster.h"
+#include "loom/Support/Files.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include <cmath>
 #include <thread>
 #include <unistd.h>
 
@@ -15,6 +19,23 @@ namespace {
 llvm::Error fail(llvm::StringRef file, const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                  (file + ": " + message).str());
+}
+
+/// The largest figure a description may give (GB, GB/s, TFLOP/s, us, a
+/// matmul size): far beyond any device, far from overflowing the cost
+/// model's products. JSON numbers such as 1e999 parse to infinity.
+constexpr double kMaxFigure = 1e15;
+
+/// Why `d` is no figure the cost model can take, or "": it must be finite
+/// and at most kMaxFigure (sign checks stay with the callers).
+std::string tooLarge(double d) {
+  if (std::isfinite(d) && d <= kMaxFigure)
+    return "";
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << " must be finite and at most 1e15 (got " << llvm::format("%g", d)
+     << ")";
+  return text;
 }
 
 /// A number at `key` that must be positive (or non-negative).
@@ -30,6 +51,8 @@ llvm::Error number(const Object &o, llvm::StringRef key, llvm::StringRef path,
   std::optional<double> d = v->getAsNumber();
   if (!d || *d < 0 || (!allowZero && *d == 0))
     return fail(file, "\"" + path + key + "\" must be a positive number");
+  if (std::string why = tooLarge(*d); !why.empty())
+    return fail(file, "\"" + path + key + "\"" + why);
   out = *d;
   return llvm::Error::success();
 }
@@ -57,6 +80,9 @@ llvm::Error parseMatmulCurve(const llvm::json::Value &value,
     if (*size <= 0 || *rate <= 0)
       return fail(file, llvm::Twine(key) + "[" + llvm::Twine(i) +
                             "]: size and TFLOP/s must be positive");
+    if (std::string why = tooLarge(std::max(*size, *rate)); !why.empty())
+      return fail(file, llvm::Twine(key) + "[" + llvm::Twine(i) +
+                            "]: size and TFLOP/s" + why);
     if (!out.empty() && *size <= out.back().first)
       return fail(file, llvm::Twine(key) + "[" + llvm::Twine(i) +
                             "]: sizes must increase");
@@ -104,6 +130,14 @@ llvm::Error parseLink(const Object &links, llvm::StringRef key,
 
 llvm::Expected<Cluster> loom::parseCluster(llvm::StringRef json,
                                            llvm::StringRef file) {
+  // llvm::json::parse recurses per level: a deep text would overflow the
+  // stack, so nesting is checked first.
+  if (std::optional<NestingExcess> deep =
+          checkJSONNesting(json, kMaxJSONNesting))
+    return fail(file, "invalid JSON: arrays and objects nest deeper than " +
+                          llvm::Twine(kMaxJSONNesting) + " levels (line " +
+                          llvm::Twine(deep->line) + ", column " +
+                          llvm::Twine(deep->column) + ")");
   llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(json);
   if (!parsed)
     return fail(file, "invalid JSON: " + llvm::toString(parsed.takeError()));
@@ -121,8 +155,16 @@ llvm::Expected<Cluster> loom::parseCluster(llvm::StringRef json,
     if (!n || *n < 1)
       return fail(file,
                   llvm::Twine("\"") + key + "\" must be a positive integer");
+    if (*n > kMaxDevices)
+      return fail(file, llvm::Twine("\"") + key + "\" must be at most " +
+                            llvm::Twine(kMaxDevices));
     *out = *n;
   }
+  int64_t devices;
+  if (llvm::MulOverflow(c.nodes, c.devicesPerNode, devices) ||
+      devices > kMaxDevices)
+    return fail(file, "\"nodes\" x \"devices_per_node\" must be at most " +
+                          llvm::Twine(kMaxDevices) + " devices");
   const Object *device = root->getObject("device");
   if (!device)
     return fail(file, "missing object \"device\"");
@@ -153,6 +195,9 @@ llvm::Expected<Cluster> loom::parseCluster(llvm::StringRef json,
     if (!d || *d <= 0)
       return fail(file, "\"device.peak_tflops." + llvm::StringRef(key) +
                             "\" must be a positive number");
+    if (std::string why = tooLarge(*d); !why.empty())
+      return fail(file,
+                  "\"device.peak_tflops." + llvm::StringRef(key) + "\"" + why);
     c.device.peakTFLOPs[key] = *d;
   }
   if (const llvm::json::Value *curve = device->get("matmul_tflops_by_size"))
@@ -171,9 +216,11 @@ llvm::Expected<Cluster> loom::parseCluster(llvm::StringRef json,
 }
 
 llvm::Expected<Cluster> loom::readClusterFile(llvm::StringRef path) {
-  auto buffer = llvm::MemoryBuffer::getFile(path);
+  // A regular file of bounded size: not /dev/zero, not a FIFO.
+  llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+      readRegularFile(path, kMaxJSONFileBytes);
   if (!buffer)
-    return fail(path, "cannot read: " + buffer.getError().message());
+    return fail(path, "cannot read: " + llvm::toString(buffer.takeError()));
   return parseCluster((*buffer)->getBuffer(), path);
 }
 
@@ -222,7 +269,8 @@ loom::layMesh(llvm::StringRef spec, const Cluster &cluster) {
   }
   int64_t total = 1;
   for (const MeshAxisSpec &a : axes)
-    total *= a.size;
+    if (llvm::MulOverflow(total, a.size, total) || total > kMaxDevices)
+      return bad("more than " + llvm::Twine(kMaxDevices) + " devices");
   if (cluster.strictDeviceCount && total > cluster.numDevices())
     return bad("needs " + llvm::Twine(total) + " devices, but the cluster '" +
                cluster.name + "' has " + llvm::Twine(cluster.numDevices()) +

@@ -8,10 +8,12 @@
 
 #include "DriverInternal.h"
 #include "loom/Planner/Planner.h"
+#include "loom/Support/Files.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace loom;
@@ -140,7 +142,9 @@ loom::driver::planAuto(ModuleOp module, const Options &options, Location loc) {
         return emitError(loc) << "--strategy=auto --mesh " << options.mesh
                               << ": the planner takes axes dp, tp and pp";
       (axis == "dp" ? *popts.dp : axis == "tp" ? *popts.tp : *popts.pp) = n;
-      total *= n;
+      if (llvm::MulOverflow(total, n, total) || total > kMaxDevices)
+        return emitError(loc) << "--strategy=auto --mesh " << options.mesh
+                              << ": more than " << kMaxDevices << " devices";
     }
     popts.devices = total;
   }
@@ -173,13 +177,12 @@ loom::driver::planAuto(ModuleOp module, const Options &options, Location loc) {
     }
   }
   if (!po.traceFile.empty()) {
-    if (llvm::Error error = llvm::writeToOutput(
+    if (llvm::Error error = writeOutputFile(
             po.traceFile, [&](llvm::raw_ostream &os) -> llvm::Error {
               (*planner)->trace(plan, *cluster, popts, os);
               return llvm::Error::success();
             }))
-      return emitError(loc) << "--trace: cannot write '" << po.traceFile
-                            << "': " << llvm::toString(std::move(error));
+      return emitError(loc) << "--trace: " << llvm::toString(std::move(error));
   }
   AutoDecision decision;
   decision.zero = plan.zero;

@@ -9,6 +9,7 @@
 
 #include "loom/CostModel/Cluster.h"
 #include "loom/Driver/Driver.h"
+#include "loom/Support/Files.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"
@@ -116,6 +117,11 @@ std::optional<int> checkWritable(StringRef output) {
     return std::nullopt;
   if (llvm::sys::fs::is_directory(output))
     return error("cannot write '" + output + "': it is a directory");
+  // A device or FIFO is written in place, not beside.
+  llvm::sys::fs::file_status status;
+  if (!llvm::sys::fs::status(output, status) &&
+      status.type() != llvm::sys::fs::file_type::regular_file)
+    return std::nullopt;
   llvm::SmallString<256> dir(output);
   llvm::sys::path::remove_filename(dir);
   if (dir.empty())
@@ -286,14 +292,14 @@ int loom::driver::calibrateMain(int argc, char **argv) {
                  llvm::Twine(cluster->devicesPerNode) + " device(s) for " +
                  llvm::Twine(options.ranks) + " rank(s)");
 
-  // llvm::writeToOutput writes a temporary beside the target and renames it.
-  if (llvm::Error e = llvm::writeToOutput(
+  // A regular file through a temporary beside it, renamed over it; a
+  // device or FIFO in place; a failed write is an error.
+  if (llvm::Error e = writeOutputFile(
           options.output, [&](llvm::raw_ostream &os) -> llvm::Error {
             os << text;
             return llvm::Error::success();
           }))
-    return error("cannot write '" + options.output +
-                 "': " + llvm::toString(std::move(e)));
+    return error(llvm::toString(std::move(e)));
   printSummary(options.output == "-" ? llvm::errs() : llvm::outs(), *cluster,
                options);
   return ExitCode::Success;

@@ -321,6 +321,13 @@ struct CommandLine {
                      "make as host loops (checks them without a GPU)"),
       llvm::cl::cat(outputCategory)};
 
+  llvm::cl::opt<bool> checkIndices{
+      "check-indices",
+      llvm::cl::desc("Make the compiled program stop with a message at a "
+                     "gather or scatter_add index out of range instead of "
+                     "clamping it (debugging; costs a compare per index)"),
+      llvm::cl::cat(outputCategory)};
+
   /// The first training option given without --train, or "".
   std::string trainingOptionWithoutTrain() const {
     if (train)
@@ -353,6 +360,7 @@ struct CommandLine {
     options.targetOptions.cpu = cpu;
     options.targetOptions.emulateCUDAKernels = emulateCUDAKernels;
     options.elideWeights = elideWeights;
+    options.checkIndices = checkIndices;
     options.mesh = mesh;
     options.strategy = strategy;
     options.clusterFile = cluster;

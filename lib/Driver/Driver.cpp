@@ -14,9 +14,11 @@
 #include "loom/Frontend/ONNX/ONNXImporter.h"
 #include "loom/InitAll.h"
 #include "loom/Pipelines/Pipelines.h"
+#include "loom/Support/Files.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
@@ -74,6 +76,15 @@ LoadResult loom::driver::loadInput(MLIRContext &context,
     emitError(fileLoc) << message;
     return result;
   }
+  // The parser recurses per level of nesting: too deep a text would
+  // overflow the stack instead of failing.
+  if (std::optional<NestingExcess> deep =
+          checkMLIRNesting(file->getBuffer(), kMaxMLIRNesting)) {
+    llvm::errs() << file->getBufferIdentifier() << ":" << deep->line << ":"
+                 << deep->column << ": error: brackets nest deeper than "
+                 << kMaxMLIRNesting << " levels, more than loomc reads\n";
+    return result;
+  }
   sourceMgr.AddNewSourceBuffer(std::move(file), SMLoc());
   result.module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   return result;
@@ -81,11 +92,19 @@ LoadResult loom::driver::loadInput(MLIRContext &context,
 
 LogicalResult loom::driver::renameParameters(ModuleOp module, StringRef path) {
   Location loc = FileLineColLoc::get(module.getContext(), path, 0, 0);
-  std::string message;
-  auto file = openInputFile(path, &message);
+  llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> file =
+      readRegularFile(path, kMaxJSONFileBytes);
   if (!file)
-    return emitError(loc) << "--rename-parameters: " << message;
-  llvm::Expected<llvm::json::Value> json = llvm::json::parse(file->getBuffer());
+    return emitError(loc) << "--rename-parameters: cannot read '" << path
+                          << "': " << llvm::toString(file.takeError());
+  if (std::optional<NestingExcess> deep =
+          checkJSONNesting((*file)->getBuffer(), kMaxJSONNesting))
+    return emitError(loc) << "--rename-parameters: not JSON of a map: arrays "
+                             "and objects nest deeper than "
+                          << kMaxJSONNesting << " levels (line " << deep->line
+                          << ", column " << deep->column << ")";
+  llvm::Expected<llvm::json::Value> json =
+      llvm::json::parse((*file)->getBuffer());
   if (!json)
     return emitError(loc) << "--rename-parameters: not JSON: "
                           << llvm::toString(json.takeError());
@@ -139,8 +158,10 @@ static LogicalResult createMesh(ModuleOp module, const Options &options,
         a.intraNode ? dist::LinkKind::IntraNode : dist::LinkKind::InterNode,
         APFloat(a.link.bandwidthGBps), APFloat(a.link.latencyUs)));
   OpBuilder b(module.getBodyRegion());
-  b.create<dist::MeshOp>(module.getLoc(), "mesh", b.getArrayAttr(attrs));
-  return success();
+  auto mesh =
+      b.create<dist::MeshOp>(module.getLoc(), "mesh", b.getArrayAttr(attrs));
+  // The passes take a mesh for verified (its device count fits).
+  return mlir::verify(mesh);
 }
 
 /// The strategy to apply: explicit, or `data` with a mesh, or `manual` when
@@ -177,6 +198,18 @@ LogicalResult loom::driver::runPipeline(
       return failure();
   }
   Strategy strategy = effectiveStrategy(module, options);
+  // The explanation and the trace are the planner's: without it they would
+  // silently not be written.
+  if (strategy != Strategy::Auto &&
+      (options.plan.explain || !options.plan.traceFile.empty()))
+    return emitError(loc)
+           << (options.plan.explain ? "--explain" : "--trace")
+           << " shows the planner's plan, but --strategy="
+           << (strategy == Strategy::Data       ? "data"
+               : strategy == Strategy::Megatron ? "megatron"
+                                                : "manual")
+           << " plans nothing: add --strategy=auto (with --mesh, the planner "
+              "keeps its axes)";
   bool wantsMesh =
       options.emit == EmitKind::Plan || options.emit == EmitKind::SPMD;
   TrainOptions train = options.train;
@@ -303,16 +336,18 @@ void loom::driver::chooseTargetForCluster(Options &options) {
                  << "' are GPUs, but --target=cpu builds a CPU program\n";
 }
 
-int loom::driver::loomcMain(int argc, char **argv) {
-  llvm::InitLLVM init(argc, argv);
-  if (argc > 1 && StringRef(argv[1]) == "calibrate")
-    return calibrateMain(argc, argv);
+static int runLoomc(int argc, char **argv) {
   registerAllTargets();
   Options options;
   if (int code = parseCommandLine(argc, argv, options); code >= 0)
     return code;
   chooseTargetForCluster(options);
   if (llvm::Error error = validate(options)) {
+    llvm::errs() << "loomc: error: " << llvm::toString(std::move(error))
+                 << "\n";
+    return ExitCode::Failure;
+  }
+  if (llvm::Error error = checkFiles(options)) {
     llvm::errs() << "loomc: error: " << llvm::toString(std::move(error))
                  << "\n";
     return ExitCode::Failure;
@@ -349,10 +384,11 @@ int loom::driver::loomcMain(int argc, char **argv) {
     return failed(emitArtifact(*module, options)) ? ExitCode::Failure
                                                   : ExitCode::Success;
 
-  // llvm::writeToOutput writes a temporary beside the target and renames it
-  // at the end, so a failure never leaves a partial or clobbered output.
+  // A regular file is written to a temporary beside it, renamed over it at
+  // the end, so a failure never leaves a partial or clobbered output; a
+  // device or FIFO is written in place; a failed write is an error.
   LogicalResult emitted = success();
-  if (llvm::Error error = llvm::writeToOutput(
+  if (llvm::Error error = writeOutputFile(
           options.outputFile, [&](llvm::raw_ostream &os) -> llvm::Error {
             emitted = stages.empty() ? emit(*module, options, os)
                                      : emitPipelined(stages, options, &os);
@@ -361,9 +397,30 @@ int loom::driver::loomcMain(int argc, char **argv) {
                                              "nothing written");
             return llvm::Error::success();
           })) {
-    llvm::errs() << "loomc: error: cannot write '" << options.outputFile
-                 << "': " << llvm::toString(std::move(error)) << "\n";
+    // Nothing written: the diagnostics said why.
+    if (failed(emitted)) {
+      llvm::consumeError(std::move(error));
+      return ExitCode::Failure;
+    }
+    llvm::errs() << "loomc: error: " << llvm::toString(std::move(error))
+                 << "\n";
     return ExitCode::Failure;
   }
   return ExitCode::Success;
+}
+
+int loom::driver::loomcMain(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  checkStandardOutputAtExit("loomc");
+  int code = argc > 1 && StringRef(argv[1]) == "calibrate"
+                 ? calibrateMain(argc, argv)
+                 : runLoomc(argc, argv);
+  // Whatever went to standard output (the output, --explain, --help) must
+  // have arrived: a full disk or a closed pipe is an error, not success.
+  if (llvm::Error error = checkStandardOutput()) {
+    llvm::errs() << "loomc: error: " << llvm::toString(std::move(error))
+                 << "\n";
+    return ExitCode::Failure;
+  }
+  return code;
 }

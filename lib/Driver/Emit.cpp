@@ -17,6 +17,17 @@ using namespace mlir;
 using namespace loom;
 using namespace loom::driver;
 
+/// --check-indices reports from host code; CUDA kernels cannot call it.
+static LogicalResult checkIndicesSupported(ModuleOp module,
+                                           const Options &options) {
+  if (options.checkIndices &&
+      (options.target != "cpu" || options.targetOptions.emulateCUDAKernels))
+    return emitError(module.getLoc())
+           << "--check-indices supports --target=cpu only (without "
+              "--emulate-cuda-kernels)";
+  return success();
+}
+
 LogicalResult loom::driver::emit(ModuleOp module, const Options &options,
                                  llvm::raw_ostream &os) {
   switch (options.emit) {
@@ -33,7 +44,12 @@ LogicalResult loom::driver::emit(ModuleOp module, const Options &options,
   case EmitKind::Linalg:
   case EmitKind::LLVM: {
     PassManager pm(module.getContext());
-    buildToLinalgPipeline(pm, ToLinalgPipelineOptions());
+    if (options.emit == EmitKind::LLVM &&
+        failed(checkIndicesSupported(module, options)))
+      return failure();
+    ToLinalgPipelineOptions toLinalg;
+    toLinalg.checkIndices = options.checkIndices;
+    buildToLinalgPipeline(pm, toLinalg);
     if (options.emit == EmitKind::LLVM) {
       FailureOr<std::unique_ptr<Target>> target =
           createTarget(options.target, options.targetOptions, module.getLoc());
@@ -62,6 +78,8 @@ LogicalResult loom::driver::emit(ModuleOp module, const Options &options,
 
 LogicalResult loom::driver::emitArtifact(ModuleOp module,
                                          const Options &options) {
+  if (failed(checkIndicesSupported(module, options)))
+    return failure();
   FailureOr<std::unique_ptr<Target>> target =
       createTarget(options.target, options.targetOptions, module.getLoc());
   if (failed(target))
@@ -69,5 +87,6 @@ LogicalResult loom::driver::emitArtifact(ModuleOp module,
   ArtifactOptions artifactOptions;
   artifactOptions.modelName =
       llvm::sys::path::filename(options.inputFile).str();
+  artifactOptions.checkIndices = options.checkIndices;
   return compileArtifact(module, options.outputFile, **target, artifactOptions);
 }

@@ -13,6 +13,7 @@
 #include "loom/Dialect/Dist/DistOps.h"
 #include "loom/Driver/Driver.h"
 #include "loom/Pipelines/Pipelines.h"
+#include "loom/Support/Files.h"
 #include "loom/Target/Artifact/ArtifactWriter.h"
 #include "loom/Target/Target.h"
 #include "loom/runtime/ABI.h"
@@ -145,6 +146,9 @@ loom::driver::emitPipelined(MutableArrayRef<OwningOpRef<ModuleOp>> stages,
       first->getAttrOfType<dist::PipelineAttr>(dist::kPipelineAttrName);
   seedGroups(stages);
 
+  // Through a symbolic link, the directory it points to is replaced.
+  std::string outPath = resolveOutputPath(out);
+  out = outPath;
   std::string tmp =
       (out + ".tmp-pipeline-" + Twine(llvm::sys::Process::getProcessId()))
           .str();
@@ -165,6 +169,7 @@ loom::driver::emitPipelined(MutableArrayRef<OwningOpRef<ModuleOp>> stages,
     ArtifactOptions artifactOptions;
     artifactOptions.modelName =
         llvm::sys::path::filename(options.inputFile).str();
+    artifactOptions.checkIndices = options.checkIndices;
     SmallString<128> dir(tmp);
     llvm::sys::path::append(dir, name);
     if (failed(compileArtifact(*stage, dir, **target, artifactOptions)))
@@ -194,8 +199,12 @@ loom::driver::emitPipelined(MutableArrayRef<OwningOpRef<ModuleOp>> stages,
   std::error_code ec;
   {
     llvm::raw_fd_ostream file(path, ec);
-    if (!ec)
+    if (!ec) {
       file << text;
+      file.close();
+      ec = file.error();
+    }
+    file.clear_error();
   }
   if (ec)
     return emitError(loc) << "cannot write '" << path << "': " << ec.message(),

@@ -53,7 +53,9 @@ void loom::buildToLinalgPipeline(OpPassManager &pm,
   PrepareEntryOptions prepare;
   prepare.entryName = options.entryName;
   pm.addPass(createPrepareEntry(prepare));
-  pm.addPass(createConvertNNToLinalg());
+  ConvertNNToLinalgOptions toLinalg;
+  toLinalg.checkIndices = options.checkIndices;
+  pm.addPass(createConvertNNToLinalg(toLinalg));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addPass(createFuseElementwise());

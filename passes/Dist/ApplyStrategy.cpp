@@ -17,6 +17,7 @@
 #include "loom/Passes/Dist/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Verifier.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringExtras.h"
 
@@ -76,7 +77,13 @@ struct DistApplyStrategyPass
                                        APFloat(0.0)));
     }
     OpBuilder b(module.getBodyRegion());
-    return b.create<MeshOp>(module.getLoc(), "mesh", b.getArrayAttr(axes));
+    auto mesh = b.create<MeshOp>(module.getLoc(), "mesh", b.getArrayAttr(axes));
+    // Verified before use: group sizes are products of its axis sizes.
+    if (failed(mlir::verify(mesh))) {
+      mesh.erase();
+      return failure();
+    }
+    return mesh;
   }
 
   void runOnOperation() override {

@@ -56,6 +56,35 @@ TEST(Cluster, ErrorsNameTheKey) {
             "c.json: \"device.kind\" must be \"gpu\" or \"cpu\"");
 }
 
+TEST(Cluster, FiguresAreFiniteAndBounded) {
+  auto replaced = [](llvm::StringRef from, llvm::StringRef to) {
+    std::string text = kTwoNodes;
+    text.replace(text.find(from.str()), from.size(), to.str());
+    return text;
+  };
+  // JSON's 1e999 parses to infinity.
+  EXPECT_EQ(errorOf(replaced("\"memory_gb\": 80", "\"memory_gb\": 1e999")),
+            "c.json: \"device.memory_gb\" must be finite and at most 1e15 "
+            "(got inf)");
+  EXPECT_EQ(errorOf(replaced("\"float32\": 19.5", "\"float32\": 1e300")),
+            "c.json: \"device.peak_tflops.float32\" must be finite and at "
+            "most 1e15 (got 1e+300)");
+  EXPECT_EQ(errorOf(replaced("\"latency_us\": 5", "\"latency_us\": 1e999")),
+            "c.json: \"links.inter_node.latency_us\" must be finite and at "
+            "most 1e15 (got inf)");
+  EXPECT_EQ(errorOf(replaced("\"nodes\": 2", "\"nodes\": 4294967296")),
+            "c.json: \"nodes\" must be at most 1048576");
+  EXPECT_EQ(errorOf(replaced("\"nodes\": 2", "\"nodes\": 1048576")),
+            "c.json: \"nodes\" x \"devices_per_node\" must be at most "
+            "1048576 devices");
+  // Nesting is checked before llvm::json::parse recurses.
+  EXPECT_EQ(errorOf(replaced("\"name\": \"two nodes\"",
+                             "\"name\": " + std::string(100, '[') +
+                                 std::string(100, ']'))),
+            "c.json: invalid JSON: arrays and objects nest deeper than 64 "
+            "levels (line 2, column 74)");
+}
+
 TEST(Cluster, MatmulCurve) {
   // Optional: absent, the curve is empty.
   EXPECT_TRUE(llvm::cantFail(parseCluster(kTwoNodes, "c.json"))

@@ -21,8 +21,11 @@ namespace loom {
 #define GEN_PASS_DECL
 #include "loom/Conversion/Passes.h.inc"
 
-/// The nn -> linalg/tensor/arith/math patterns of -convert-nn-to-linalg.
-void populateNNToLinalgPatterns(mlir::RewritePatternSet &patterns);
+/// The nn -> linalg/tensor/arith/math patterns of -convert-nn-to-linalg;
+/// `checkIndices` makes gather and scatter_add stop the program at an index
+/// out of range rather than clamp it.
+void populateNNToLinalgPatterns(mlir::RewritePatternSet &patterns,
+                                bool checkIndices = false);
 
 /// Stores unsigned, 8-bit float and 4-bit integer types as signless integers
 /// throughout `root`, marking the nn ops whose meaning depended on them

@@ -65,7 +65,10 @@ def ConvertNNToLinalg : Pass<"convert-nn-to-linalg"> {
     - gather, strided slices and reflect/edge/wrap pads read with
       `tensor.extract`, keeping indices in range so that bad data cannot
       read outside a buffer; scatter_add is an `scf.for` nest over its
-      updates that adds each at its (likewise clamped) index;
+      updates that adds each at its (likewise clamped) index; with
+      `check-indices`, a gather or scatter_add index out of range stops the
+      program (a message on stderr naming the index, the op's location and
+      the range, then `abort`) instead;
     - f16/bf16 arithmetic is done in f32;
     - unsigned, 8-bit float and 4-bit integer tensors are first stored as
       signless ones (`-nn-legalize-storage-types`, run as part of this pass).
@@ -77,10 +80,16 @@ def ConvertNNToLinalg : Pass<"convert-nn-to-linalg"> {
                                           affine_map<(d0, d1) -> (d0, d1)>], ...}
     ```
   }];
+  let options = [
+    Option<"checkIndices", "check-indices", "bool", /*default=*/"false",
+           "Stop the program at a gather or scatter_add index out of range "
+           "instead of clamping it (a debugging aid: it costs a compare per "
+           "index)">
+  ];
   let dependentDialects = [
-    "mlir::arith::ArithDialect", "mlir::linalg::LinalgDialect",
-    "mlir::math::MathDialect", "mlir::scf::SCFDialect",
-    "mlir::tensor::TensorDialect"
+    "mlir::arith::ArithDialect", "mlir::LLVM::LLVMDialect",
+    "mlir::linalg::LinalgDialect", "mlir::math::MathDialect",
+    "mlir::scf::SCFDialect", "mlir::tensor::TensorDialect"
   ];
 }
 

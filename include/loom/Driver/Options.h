@@ -103,6 +103,9 @@ struct Options {
   /// Print large constants and weights as placeholders (readable, not
   /// parseable back).
   bool elideWeights = false;
+  /// `--check-indices`: compiled programs stop at a gather or scatter_add
+  /// index out of range instead of clamping it (debugging).
+  bool checkIndices = false;
   /// `NAME=2x64` fixes the dimensions of an ONNX model input.
   std::vector<std::string> inputShapes;
   /// A regex naming the ONNX graph inputs that are weightless parameters.
@@ -132,6 +135,11 @@ enum ExitCode { Success = 0, Failure = 1, Unsupported = 3 };
 /// Checks what does not need the model: flag values and combinations, the
 /// target's name. The message names the flag (`--devices 0: ...`).
 llvm::Error validate(const Options &options);
+
+/// Checks the files `options` names before any work: each output goes into
+/// an existing directory (an artifact's parent directories are created) and
+/// replaces no input (the model, --rename-parameters, --cluster).
+llvm::Error checkFiles(const Options &options);
 
 } // namespace loom::driver
 

@@ -92,6 +92,11 @@ struct ToLinalgPipelineOptions
       *this, "entry-name",
       llvm::cl::desc("Rename the entry (empty: keep its name)"),
       llvm::cl::init("")};
+  Option<bool> checkIndices{
+      *this, "check-indices",
+      llvm::cl::desc("Stop at a gather or scatter_add index out of range "
+                     "instead of clamping it (-convert-nn-to-linalg)"),
+      llvm::cl::init(false)};
 };
 
 /// The entry's signature (-loom-prepare-entry), nn -> linalg, elementwise

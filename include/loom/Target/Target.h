@@ -64,10 +64,14 @@ public:
   /// takes.
   virtual void buildLoweringPipeline(mlir::OpPassManager &pm) const = 0;
   /// Serializes the lowered module (its entry named `entryName`, taking
-  /// buffers of `bufferTypes` in call order). Errors are emitted at `module`.
+  /// buffers of `bufferTypes` in call order). `signature` describes those
+  /// buffers as the runtime checks them (JSON, docs/Artifact.md): a target
+  /// whose executable is a library exports it beside the entry. Errors are
+  /// emitted at `module`.
   virtual mlir::FailureOr<SerializedExecutable>
   serialize(mlir::ModuleOp module, llvm::StringRef entryName,
-            llvm::ArrayRef<mlir::RankedTensorType> bufferTypes) = 0;
+            llvm::ArrayRef<mlir::RankedTensorType> bufferTypes,
+            llvm::StringRef signature) = 0;
   /// Writes the fields of the manifest's `target` object (beside `device`).
   virtual void describe(llvm::json::OStream &json) const = 0;
 };

@@ -27,7 +27,15 @@ def FuseElementwise : Pass<"loom-fuse-elementwise", "mlir::ModuleOp"> {
     %s = linalg.generic {...} ins(%e) outs(%t1) { arith.addf }  // a sum
     // after: one generic reading %x, computing exp and summing
     ```
+
+    A fused body is capped at `max-body-ops` operations: each fusion clones
+    both bodies, so fusing a long chain without a cap is quadratic in its
+    length. A longer chain becomes several kernels.
   }];
+  let options = [
+    Option<"maxBodyOps", "max-body-ops", "unsigned", /*default=*/"256",
+           "The most operations in one fused body">
+  ];
   let dependentDialects = ["mlir::linalg::LinalgDialect"];
 }
 

@@ -3,7 +3,8 @@
 // Reshapes, slices, concatenation and padding become tensor ops where they
 // can; gather, strided slices and non-constant pads read with
 // tensor.extract at clamped indices, so that bad data cannot read outside
-// a buffer; scatter_add is an scf.for nest over its updates.
+// a buffer (or, with check-indices, stop at a gather or scatter_add index
+// out of range); scatter_add is an scf.for nest over its updates.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,7 +22,9 @@ using namespace loom::nn_to_linalg;
 namespace {
 
 struct GatherLowering : OpRewritePattern<GatherOp> {
-  using OpRewritePattern::OpRewritePattern;
+  GatherLowering(MLIRContext *ctx, bool checkIndices)
+      : OpRewritePattern(ctx), checkIndices(checkIndices) {}
+  bool checkIndices;
   LogicalResult matchAndRewrite(GatherOp op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
@@ -42,6 +45,8 @@ struct GatherLowering : OpRewritePattern<GatherOp> {
     auto generic = rewriter.create<linalg::GenericOp>(
         loc, resultType, indices, emptyTensor(rewriter, loc, resultType), maps,
         iterators, [&](OpBuilder &b, Location l, ValueRange args) {
+          if (checkIndices)
+            assertIndexInRange(b, l, args[0], dt.getDimSize(axis), op, axis);
           Value at = clampIndex(b, l, args[0], dt.getDimSize(axis),
                                 /*wrapNegative=*/true);
           SmallVector<Value> coords;
@@ -64,7 +69,9 @@ struct GatherLowering : OpRewritePattern<GatherOp> {
 /// dimensions up to the indices' last and read the index once; the inner
 /// ones over the trailing, contiguous dimensions. O(elements of updates).
 struct ScatterAddLowering : OpRewritePattern<ScatterAddOp> {
-  using OpRewritePattern::OpRewritePattern;
+  ScatterAddLowering(MLIRContext *ctx, bool checkIndices)
+      : OpRewritePattern(ctx), checkIndices(checkIndices) {}
+  bool checkIndices;
   LogicalResult matchAndRewrite(ScatterAddOp op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
@@ -101,6 +108,8 @@ struct ScatterAddLowering : OpRewritePattern<ScatterAddOp> {
             ValueRange outerAcc) -> scf::ValueVector {
           Value raw =
               b.create<tensor::ExtractOp>(l, indices, outer.drop_front(axis));
+          if (checkIndices)
+            assertIndexInRange(b, l, raw, extent, op, axis);
           Value at = clampIndex(b, l, raw, extent, /*wrapNegative=*/true);
           scf::LoopNest inner = scf::buildLoopNest(
               b, l, innerLbs, innerUbs, innerSteps, outerAcc,
@@ -365,11 +374,12 @@ struct TriluLowering : OpRewritePattern<TriluOp> {
 } // namespace
 
 void loom::nn_to_linalg::populateNNToLinalgDataMovementPatterns(
-    RewritePatternSet &patterns) {
-  patterns
-      .add<GatherLowering, ScatterAddLowering, ReshapeLikeLowering<ReshapeOp>,
-           ReshapeLikeLowering<SqueezeOp>, ReshapeLikeLowering<UnsqueezeOp>,
-           TransposeLowering, BroadcastToLowering, ConcatLowering,
-           SliceLowering, SplitLowering, PadLowering, TriluLowering>(
-          patterns.getContext());
+    RewritePatternSet &patterns, bool checkIndices) {
+  patterns.add<GatherLowering, ScatterAddLowering>(patterns.getContext(),
+                                                   checkIndices);
+  patterns.add<ReshapeLikeLowering<ReshapeOp>, ReshapeLikeLowering<SqueezeOp>,
+               ReshapeLikeLowering<UnsqueezeOp>, TransposeLowering,
+               BroadcastToLowering, ConcatLowering, SliceLowering,
+               SplitLowering, PadLowering, TriluLowering>(
+      patterns.getContext());
 }

@@ -30,6 +30,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -50,13 +51,15 @@ namespace {
 
 struct ConvertNNToLinalg
     : loom::impl::ConvertNNToLinalgBase<ConvertNNToLinalg> {
+  using ConvertNNToLinalgBase::ConvertNNToLinalgBase;
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
     ConversionTarget target(*ctx);
     target.addIllegalDialect<NNDialect>();
-    target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect,
-                           math::MathDialect, scf::SCFDialect,
-                           tensor::TensorDialect, func::FuncDialect>();
+    target.addLegalDialect<arith::ArithDialect, LLVM::LLVMDialect,
+                           linalg::LinalgDialect, math::MathDialect,
+                           scf::SCFDialect, tensor::TensorDialect,
+                           func::FuncDialect>();
     // The patterns build static shapes only.
     WalkResult dynamic = getOperation()->walk([](Operation *op) {
       if (!isa<NNDialect>(op->getDialect()))
@@ -77,7 +80,7 @@ struct ConvertNNToLinalg
     if (failed(legalizeNNStorageTypes(getOperation())))
       return signalPassFailure();
     RewritePatternSet patterns(ctx);
-    populateNNToLinalgPatterns(patterns);
+    populateNNToLinalgPatterns(patterns, checkIndices);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
       signalPassFailure();
@@ -86,9 +89,10 @@ struct ConvertNNToLinalg
 
 } // namespace
 
-void loom::populateNNToLinalgPatterns(RewritePatternSet &patterns) {
+void loom::populateNNToLinalgPatterns(RewritePatternSet &patterns,
+                                      bool checkIndices) {
   populateNNToLinalgElementwisePatterns(patterns);
   populateNNToLinalgNamedPatterns(patterns);
   populateNNToLinalgReductionPatterns(patterns);
-  populateNNToLinalgDataMovementPatterns(patterns);
+  populateNNToLinalgDataMovementPatterns(patterns, checkIndices);
 }

@@ -6,9 +6,12 @@
 
 #include "Utils.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/IR/Matchers.h"
+#include "llvm/ADT/StringExtras.h"
 
 using namespace mlir;
 using namespace loom;
@@ -261,6 +264,102 @@ Value clampIndex(OpBuilder &b, Location loc, Value i, int64_t extent,
   return b.create<arith::MinSIOp>(
       loc, idx,
       b.create<arith::ConstantIndexOp>(loc, std::max<int64_t>(extent - 1, 0)));
+}
+
+/// `loc` as a user reads it: the ONNX node's name, or file:line:col.
+static void describeLocation(Location loc, llvm::raw_ostream &os) {
+  if (auto name = dyn_cast<NameLoc>(loc)) {
+    os << name.getName().getValue();
+    return;
+  }
+  if (auto file = dyn_cast<FileLineColLoc>(loc)) {
+    os << file.getFilename().getValue() << ":" << file.getLine() << ":"
+       << file.getColumn();
+    return;
+  }
+  if (auto fused = dyn_cast<FusedLoc>(loc)) {
+    llvm::interleave(
+        fused.getLocations(), os,
+        [&](Location inner) { describeLocation(inner, os); }, ", ");
+    return;
+  }
+  if (auto callSite = dyn_cast<CallSiteLoc>(loc)) {
+    describeLocation(callSite.getCallee(), os);
+    return;
+  }
+  loc.print(os);
+}
+
+/// The declaration of C function `name` in `module`, created when missing.
+static LLVM::LLVMFuncOp declareCFunction(OpBuilder &b, ModuleOp module,
+                                         StringRef name,
+                                         LLVM::LLVMFunctionType type) {
+  if (auto f = module.lookupSymbol<LLVM::LLVMFuncOp>(name))
+    return f;
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(module.getBody());
+  return b.create<LLVM::LLVMFuncOp>(module.getLoc(), name, type);
+}
+
+/// A constant NUL-terminated string in `module`, under a fresh name.
+static LLVM::GlobalOp stringGlobal(OpBuilder &b, ModuleOp module,
+                                   StringRef text) {
+  std::string name;
+  for (unsigned n = 0; name.empty() || module.lookupSymbol(name); ++n)
+    name = "loom_index_error_" + std::to_string(n);
+  std::string data = text.str();
+  data.push_back('\0');
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(module.getBody());
+  return b.create<LLVM::GlobalOp>(
+      module.getLoc(), LLVM::LLVMArrayType::get(b.getI8Type(), data.size()),
+      /*isConstant=*/true, LLVM::Linkage::Internal, name,
+      b.getStringAttr(data));
+}
+
+void assertIndexInRange(OpBuilder &b, Location loc, Value i, int64_t extent,
+                        Operation *op, int64_t axis) {
+  // In i64, where -extent always fits and %lld prints it.
+  Type i64 = b.getI64Type(), i32 = b.getI32Type();
+  if (i.getType() != i64)
+    i = b.create<arith::ExtSIOp>(loc, i64, i);
+  Value lo = b.create<arith::ConstantOp>(loc, b.getIntegerAttr(i64, -extent));
+  Value hi = b.create<arith::ConstantOp>(loc, b.getIntegerAttr(i64, extent));
+  Value below = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, i, lo);
+  Value above = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sge, i, hi);
+  Value bad = b.create<arith::OrIOp>(loc, below, above);
+
+  // The message goes to file descriptor 2 (dprintf: unbuffered, unlike the
+  // stdout that cf.assert's puts would lose on abort), then the program
+  // aborts. '%' in a location must not read as a conversion.
+  std::string where;
+  llvm::raw_string_ostream whereOs(where);
+  describeLocation(op->getLoc(), whereOs);
+  std::string format;
+  llvm::raw_string_ostream os(format);
+  os << "loom: index %lld out of range in " << op->getName() << " at "
+     << StringRef(where).str() << ": indices into axis " << axis
+     << " must lie in [" << -extent << ", " << extent - 1 << "]\n";
+  format = llvm::join(llvm::split(format, '%'), "%%");
+  // Undo the escape of the one conversion.
+  size_t conv = format.find("%%lld");
+  format.replace(conv, 5, "%lld");
+
+  auto module = op->getParentOfType<ModuleOp>();
+  auto ptr = LLVM::LLVMPointerType::get(b.getContext());
+  LLVM::LLVMFuncOp dprintf = declareCFunction(
+      b, module, "dprintf",
+      LLVM::LLVMFunctionType::get(i32, {i32, ptr}, /*isVarArg=*/true));
+  LLVM::LLVMFuncOp abortFn = declareCFunction(
+      b, module, "abort",
+      LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(b.getContext()), {}));
+  LLVM::GlobalOp message = stringGlobal(b, module, format);
+  auto ifOp = b.create<scf::IfOp>(loc, bad, /*withElseRegion=*/false);
+  OpBuilder then = ifOp.getThenBodyBuilder();
+  Value text = then.create<LLVM::AddressOfOp>(loc, message);
+  Value stderrFd = then.create<LLVM::ConstantOp>(loc, i32, 2);
+  then.create<LLVM::CallOp>(loc, dprintf, ValueRange{stderrFd, text, i});
+  then.create<LLVM::CallOp>(loc, abortFn, ValueRange{});
 }
 
 } // namespace loom::nn_to_linalg

@@ -29,8 +29,9 @@ void populateNNToLinalgNamedPatterns(mlir::RewritePatternSet &patterns);
 /// Reductions, global pools, softmax, normalisations and cross entropy.
 void populateNNToLinalgReductionPatterns(mlir::RewritePatternSet &patterns);
 /// Gather, scatter_add, reshapes, transpose, broadcast_to, concat, slice,
-/// split, pad and trilu.
-void populateNNToLinalgDataMovementPatterns(mlir::RewritePatternSet &patterns);
+/// split, pad and trilu; `checkIndices` as for populateNNToLinalgPatterns.
+void populateNNToLinalgDataMovementPatterns(mlir::RewritePatternSet &patterns,
+                                            bool checkIndices);
 
 //===----------------------------------------------------------------------===//
 // Scalar helpers
@@ -114,6 +115,12 @@ mlir::Value convertScalar(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
 /// count from the end first (`wrapNegative`).
 mlir::Value clampIndex(mlir::OpBuilder &b, mlir::Location loc, mlir::Value i,
                        int64_t extent, bool wrapNegative);
+
+/// Checks that index `i` lies in [-extent, extent): a program compiled with
+/// check-indices stops at a bad index, printing it with `op`'s location, the
+/// axis and the range to stderr, where clampIndex would hide it.
+void assertIndexInRange(mlir::OpBuilder &b, mlir::Location loc, mlir::Value i,
+                        int64_t extent, mlir::Operation *op, int64_t axis);
 
 //===----------------------------------------------------------------------===//
 // Tensor helpers

@@ -150,12 +150,32 @@ public:
   /// Input `i` as a constant scalar (rank 0 or one element) as a double.
   mlir::FailureOr<double> constantScalar(unsigned i, llvm::StringRef name);
 
+  /// The attribute `name`, or null when absent, unchecked: for presence
+  /// tests only; read values with the typed accessors (Attributes.cpp).
   const onnx::AttributeProto *attr(llvm::StringRef name) const;
-  int64_t intAttr(llvm::StringRef name, int64_t dflt) const;
-  float floatAttr(llvm::StringRef name, float dflt) const;
-  std::string stringAttr(llvm::StringRef name, llvm::StringRef dflt) const;
-  std::optional<llvm::SmallVector<int64_t>>
-  intsAttr(llvm::StringRef name) const;
+  /// The attribute `name` (null when absent) after checking that it is
+  /// given once, declares type `expected` (the one the operator's schema
+  /// gives it) and holds its value in the field of that type alone; an
+  /// error naming the attribute and both types otherwise.
+  mlir::FailureOr<const onnx::AttributeProto *>
+  typedAttr(llvm::StringRef name, onnx::AttributeProto::AttributeType expected);
+  /// The checked value of an INT, FLOAT, STRING, INTS, FLOATS or TENSOR
+  /// attribute, or `dflt` when absent.
+  mlir::FailureOr<int64_t> intAttr(llvm::StringRef name, int64_t dflt);
+  mlir::FailureOr<float> floatAttr(llvm::StringRef name, float dflt);
+  mlir::FailureOr<std::string> stringAttr(llvm::StringRef name,
+                                          llvm::StringRef dflt);
+  mlir::FailureOr<std::optional<llvm::SmallVector<int64_t>>>
+  intsAttr(llvm::StringRef name);
+  mlir::FailureOr<llvm::SmallVector<int64_t>>
+  intsAttr(llvm::StringRef name, llvm::ArrayRef<int64_t> dflt);
+  mlir::FailureOr<llvm::SmallVector<float>> floatsAttr(llvm::StringRef name);
+  /// A TENSOR attribute's tensor, or null when absent.
+  mlir::FailureOr<const onnx::TensorProto *> tensorAttr(llvm::StringRef name);
+  /// An INT attribute holding an ONNX data type (`dflt` when absent), as
+  /// the MLIR element type; `what` names it in diagnostics.
+  mlir::FailureOr<mlir::Type> dataTypeAttr(llvm::StringRef name, int64_t dflt,
+                                           llvm::StringRef what);
 
   /// Normalises a possibly negative axis against `rank`.
   mlir::FailureOr<int64_t> axis(int64_t axis, int64_t rank,

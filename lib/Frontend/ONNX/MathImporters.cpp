@@ -94,10 +94,12 @@ LogicalResult importClip(Node &n) {
   Type element = getElementTypeOrSelf(x.getType());
   Value lo, hi;
   if (n.opset < 11) {
-    if (const auto *a = n.attr("min"))
-      lo = n.scalar(element, a->f());
-    if (const auto *a = n.attr("max"))
-      hi = n.scalar(element, a->f());
+    ASSIGN_OR_FAIL(min, n.typedAttr("min", onnx::AttributeProto::FLOAT));
+    ASSIGN_OR_FAIL(max, n.typedAttr("max", onnx::AttributeProto::FLOAT));
+    if (min)
+      lo = n.scalar(element, min->f());
+    if (max)
+      hi = n.scalar(element, max->f());
   } else {
     lo = n.input(1);
     hi = n.input(2);
@@ -116,15 +118,12 @@ LogicalResult importClip(Node &n) {
 
 LogicalResult importCast(Node &n) {
   ASSIGN_OR_FAIL(x, n.required(0, "input"));
-  const onnx::AttributeProto *to = n.attr("to");
-  if (!to)
+  if (!n.attr("to"))
     return n.error() << "missing attribute 'to'";
-  ASSIGN_OR_FAIL(element,
-                 convertElementType(n.state, n.loc, to->i(), "Cast target"));
+  ASSIGN_OR_FAIL(element, n.dataTypeAttr("to", 0, "Cast target"));
   // `saturate` (opset 19) matters only for 8-bit float targets.
-  const onnx::AttributeProto *saturate = n.attr("saturate");
-  if (!saturate || saturate->i() != 0 ||
-      getElementTypeOrSelf(x.getType()) == element)
+  ASSIGN_OR_FAIL(saturate, n.intAttr("saturate", 1));
+  if (saturate != 0 || getElementTypeOrSelf(x.getType()) == element)
     return done(n, n.castTo(x, element));
   return done(
       n, n.make<nn::CastOp>(x, TypeAttr::get(element), n.b.getBoolAttr(false)));
@@ -191,12 +190,16 @@ LogicalResult importGemm(Node &n) {
   ASSIGN_OR_FAIL(b, n.required(1, "B"));
   if (n.typeOf(0).getRank() != 2 || n.typeOf(1).getRank() != 2)
     return n.error() << "A and B must be matrices";
-  double alpha = n.floatAttr("alpha", 1.0f), beta = n.floatAttr("beta", 1.0f);
-  if (n.intAttr("transA", 0)) {
+  ASSIGN_OR_FAIL(alpha32, n.floatAttr("alpha", 1.0f));
+  ASSIGN_OR_FAIL(beta32, n.floatAttr("beta", 1.0f));
+  ASSIGN_OR_FAIL(transA, n.intAttr("transA", 0));
+  ASSIGN_OR_FAIL(transB, n.intAttr("transB", 0));
+  double alpha = alpha32, beta = beta32;
+  if (transA) {
     ASSIGN_OR_FAIL(t, n.transpose(a, {1, 0}));
     a = t;
   }
-  if (n.intAttr("transB", 0)) {
+  if (transB) {
     ASSIGN_OR_FAIL(t, n.transpose(b, {1, 0}));
     b = t;
   }
@@ -234,12 +237,15 @@ LogicalResult importReduce(Node &n, int64_t axesInputSince) {
       given = a;
     }
   } else {
-    given = n.intsAttr("axes");
+    ASSIGN_OR_FAIL(a, n.intsAttr("axes"));
+    given = a;
   }
-  bool keep = n.intAttr("keepdims", 1) != 0;
+  ASSIGN_OR_FAIL(keepdims, n.intAttr("keepdims", 1));
+  ASSIGN_OR_FAIL(noop, n.intAttr("noop_with_empty_axes", 0));
+  bool keep = keepdims != 0;
   SmallVector<int64_t> axes;
   if (!given || given->empty()) {
-    if (n.intAttr("noop_with_empty_axes", 0))
+    if (noop)
       return done(n, x);
     for (int64_t d = 0; d < rank; ++d)
       axes.push_back(d);
@@ -278,12 +284,11 @@ template <typename OpTy> LogicalResult importSoftmax(Node &n) {
   int64_t rank = type.getRank();
   if (rank == 0)
     return n.error() << "input must have rank 1 or more";
-  if (n.opset >= 13) {
-    ASSIGN_OR_FAIL(axis, n.axis(n.intAttr("axis", -1), rank));
-    return done(n, n.make<OpTy>(x, axis));
-  }
   // Before opset 13 the input is flattened to 2-D at `axis` (default 1).
-  ASSIGN_OR_FAIL(axis, n.axis(n.intAttr("axis", 1), rank));
+  ASSIGN_OR_FAIL(given, n.intAttr("axis", n.opset >= 13 ? -1 : 1));
+  ASSIGN_OR_FAIL(axis, n.axis(given, rank));
+  if (n.opset >= 13)
+    return done(n, n.make<OpTy>(x, axis));
   if (axis == rank - 1)
     return done(n, n.make<OpTy>(x, axis));
   if (failed(n.requireStatic(0, "softmax before opset 13")))

@@ -20,7 +20,7 @@ LogicalResult importLeakyRelu(Node &n) {
   ASSIGN_OR_FAIL(x, n.required(0, "X"));
   auto type = cast<RankedTensorType>(x.getType());
   Type element = type.getElementType();
-  double alpha = n.floatAttr("alpha", 0.01f);
+  ASSIGN_OR_FAIL(alpha, n.floatAttr("alpha", 0.01f));
   // x < 0 ? alpha * x : x
   ASSIGN_OR_FAIL(negative, n.make<nn::CompareOp>(nn::CompareDirection::LT, x,
                                                  n.scalar(element, 0)));
@@ -30,7 +30,7 @@ LogicalResult importLeakyRelu(Node &n) {
 
 LogicalResult importGelu(Node &n) {
   ASSIGN_OR_FAIL(x, n.required(0, "X"));
-  std::string approximate = n.stringAttr("approximate", "none");
+  ASSIGN_OR_FAIL(approximate, n.stringAttr("approximate", "none"));
   if (approximate != "none" && approximate != "tanh")
     return n.error() << "approximate must be 'none' or 'tanh', got '"
                      << approximate << "'";
@@ -57,7 +57,8 @@ LogicalResult importDropout(Node &n) {
       return n.unsupported() << "training mode is not supported at import; "
                                 "training is compiled by loomc --train";
   }
-  if (n.opset < 7 && n.intAttr("is_test", 0) == 0)
+  ASSIGN_OR_FAIL(isTest, n.intAttr("is_test", 0));
+  if (n.opset < 7 && isTest == 0)
     return n.unsupported() << "training mode (is_test = 0) is not supported";
   n.results.push_back(x);
   if (n.hasOutput(1)) {
@@ -79,10 +80,9 @@ FailureOr<SmallVector<int64_t>> windowPads(Node &n, ArrayRef<int64_t> input,
                                            ArrayRef<int64_t> strides,
                                            ArrayRef<int64_t> dilations) {
   size_t rank = kernel.size();
-  std::string autoPad = n.stringAttr("auto_pad", "NOTSET");
+  ASSIGN_OR_FAIL(autoPad, n.stringAttr("auto_pad", "NOTSET"));
   if (autoPad == "NOTSET") {
-    SmallVector<int64_t> pads =
-        n.intsAttr("pads").value_or(SmallVector<int64_t>(2 * rank, 0));
+    ASSIGN_OR_FAIL(pads, n.intsAttr("pads", SmallVector<int64_t>(2 * rank, 0)));
     if (pads.size() != 2 * rank)
       return n.error() << "pads must have " << 2 * rank << " entries";
     for (int64_t p : pads)
@@ -125,10 +125,10 @@ FailureOr<Window> window(Node &n, RankedTensorType input,
                               "1 to 3 spatial dimensions)";
   if (!kernel || (int64_t)kernel->size() != spatial)
     return n.error() << "kernel_shape must have " << spatial << " entries";
-  SmallVector<int64_t> strides =
-      n.intsAttr("strides").value_or(SmallVector<int64_t>(spatial, 1));
-  SmallVector<int64_t> dilations =
-      n.intsAttr("dilations").value_or(SmallVector<int64_t>(spatial, 1));
+  ASSIGN_OR_FAIL(strides,
+                 n.intsAttr("strides", SmallVector<int64_t>(spatial, 1)));
+  ASSIGN_OR_FAIL(dilations,
+                 n.intsAttr("dilations", SmallVector<int64_t>(spatial, 1)));
   if ((int64_t)strides.size() != spatial ||
       (int64_t)dilations.size() != spatial)
     return n.error() << "strides and dilations must have " << spatial
@@ -156,7 +156,8 @@ LogicalResult importConv(Node &n) {
   RankedTensorType wt = n.typeOf(1);
   if (wt.getRank() != n.typeOf(0).getRank())
     return n.error() << "X and W must have the same rank";
-  std::optional<SmallVector<int64_t>> kernel = n.intsAttr("kernel_shape");
+  ASSIGN_OR_FAIL(kernel, n.intsAttr("kernel_shape"));
+  ASSIGN_OR_FAIL(group, n.intAttr("group", 1));
   if (!kernel)
     kernel = SmallVector<int64_t>(wt.getShape().drop_front(2));
   ASSIGN_OR_FAIL(win, window(n, n.typeOf(0), kernel));
@@ -179,7 +180,7 @@ LogicalResult importConv(Node &n) {
                         x, w, n.input(2), n.b.getDenseI64ArrayAttr(win.strides),
                         n.b.getDenseI64ArrayAttr(win.pads),
                         n.b.getDenseI64ArrayAttr(win.dilations),
-                        n.b.getI64IntegerAttr(n.intAttr("group", 1))));
+                        n.b.getI64IntegerAttr(group)));
   if (oneD)
     return done(n, n.squeeze(y, {2}));
   return done(n, y);
@@ -202,7 +203,7 @@ LogicalResult
 importMaxPoolWithIndices(Node &n, Value x, DenseI64ArrayAttr kernel,
                          DenseI64ArrayAttr strides, DenseI64ArrayAttr pads,
                          DenseI64ArrayAttr dilations, BoolAttr ceil) {
-  int64_t storageOrder = n.intAttr("storage_order", 0);
+  ASSIGN_OR_FAIL(storageOrder, n.intAttr("storage_order", 0));
   if (storageOrder != 0 && storageOrder != 1)
     return n.error() << "storage_order must be 0 (row-major) or 1 "
                         "(column-major), got "
@@ -238,12 +239,14 @@ importMaxPoolWithIndices(Node &n, Value x, DenseI64ArrayAttr kernel,
 
 template <typename OpTy> LogicalResult importPool(Node &n) {
   ASSIGN_OR_FAIL(x, n.required(0, "X"));
-  ASSIGN_OR_FAIL(win, window(n, n.typeOf(0), n.intsAttr("kernel_shape")));
+  ASSIGN_OR_FAIL(kernelShape, n.intsAttr("kernel_shape"));
+  ASSIGN_OR_FAIL(win, window(n, n.typeOf(0), kernelShape));
   auto kernel = n.b.getDenseI64ArrayAttr(win.kernel);
   DenseI64ArrayAttr strides = unlessAll(n, win.strides, 1),
                     pads = unlessAll(n, win.pads, 0),
                     dilations = unlessAll(n, win.dilations, 1);
-  BoolAttr ceil = n.b.getBoolAttr(n.intAttr("ceil_mode", 0) != 0);
+  ASSIGN_OR_FAIL(ceilMode, n.intAttr("ceil_mode", 0));
+  BoolAttr ceil = n.b.getBoolAttr(ceilMode != 0);
   if constexpr (std::is_same_v<OpTy, nn::MaxPoolOp>) {
     // storage_order only numbers the Indices output.
     if (n.hasOutput(1))
@@ -252,8 +255,8 @@ template <typename OpTy> LogicalResult importPool(Node &n) {
     return done(
         n, n.make<nn::MaxPoolOp>(x, kernel, strides, pads, dilations, ceil));
   } else {
-    BoolAttr includePad =
-        n.b.getBoolAttr(n.intAttr("count_include_pad", 0) != 0);
+    ASSIGN_OR_FAIL(countIncludePad, n.intAttr("count_include_pad", 0));
+    BoolAttr includePad = n.b.getBoolAttr(countIncludePad != 0);
     return done(n, n.make<nn::AvgPoolOp>(x, kernel, strides, pads, dilations,
                                          ceil, includePad));
   }
@@ -277,8 +280,9 @@ LogicalResult importLayerNorm(Node &n) {
   ASSIGN_OR_FAIL(x, n.required(0, "X"));
   ASSIGN_OR_FAIL(scale, n.required(1, "Scale"));
   auto type = n.typeOf(0);
-  ASSIGN_OR_FAIL(axis, n.axis(n.intAttr("axis", -1), type.getRank()));
-  double epsilon = n.floatAttr("epsilon", 1e-5f);
+  ASSIGN_OR_FAIL(given, n.intAttr("axis", -1));
+  ASSIGN_OR_FAIL(axis, n.axis(given, type.getRank()));
+  ASSIGN_OR_FAIL(epsilon, n.floatAttr("epsilon", 1e-5f));
   ArrayRef<int64_t> normalized = type.getShape().drop_front(axis);
   // Scale and bias may be given with fewer dimensions; broadcast them.
   auto fit = [&](Value v) -> FailureOr<Value> {
@@ -300,9 +304,8 @@ LogicalResult importLayerNorm(Node &n) {
     return success();
   // The optional Mean and InvStdDev outputs, with the normalised dimensions
   // kept as size 1, computed in (and typed by) stash_type.
-  ASSIGN_OR_FAIL(stash,
-                 convertElementType(n.state, n.loc, n.intAttr("stash_type", 1),
-                                    "stash_type"));
+  ASSIGN_OR_FAIL(stash, n.dataTypeAttr("stash_type", onnx::TensorProto::FLOAT,
+                                       "stash_type"));
   if (!isa<FloatType>(stash))
     return n.error() << "stash_type must be a floating-point type";
   ASSIGN_OR_FAIL(xs, n.castTo(x, stash));
@@ -326,7 +329,8 @@ LogicalResult importBatchNorm(Node &n) {
   // statistics outputs did (with other outputs than now).
   if (n.opset < 14 && n.numOutputs() > 1)
     return n.unsupported() << "training mode is not supported before opset 14";
-  bool training = n.intAttr("training_mode", 0) != 0;
+  ASSIGN_OR_FAIL(trainingMode, n.intAttr("training_mode", 0));
+  bool training = trainingMode != 0;
   if (!training && n.numOutputs() > 1)
     return n.error() << "running_mean and running_var are outputs of "
                         "training mode only";
@@ -337,7 +341,9 @@ LogicalResult importBatchNorm(Node &n) {
     ASSIGN_OR_FAIL(v, n.required(i, name));
     in.push_back(v);
   }
-  FloatAttr epsilon = n.b.getF64FloatAttr(n.floatAttr("epsilon", 1e-5f));
+  ASSIGN_OR_FAIL(epsilonValue, n.floatAttr("epsilon", 1e-5f));
+  ASSIGN_OR_FAIL(momentumValue, n.floatAttr("momentum", 0.9f));
+  FloatAttr epsilon = n.b.getF64FloatAttr(epsilonValue);
   if (!training)
     return done(
         n, n.make<nn::BatchNormOp>(in[0], in[1], in[2], in[3], in[4], epsilon));
@@ -361,7 +367,7 @@ LogicalResult importBatchNorm(Node &n) {
   ASSIGN_OR_FAIL(y, n.make<nn::BatchNormOp>(in[0], in[1], in[2], batchMean,
                                             batchVar, epsilon));
   n.results.push_back(y);
-  double momentum = n.floatAttr("momentum", 0.9f);
+  double momentum = momentumValue;
   Value keep = n.scalar(element, momentum),
         take = n.scalar(element, 1 - momentum);
   auto runningUpdate = [&](Value running, Value current) -> FailureOr<Value> {

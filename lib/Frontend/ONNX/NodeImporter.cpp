@@ -86,36 +86,6 @@ FailureOr<double> NodeImporter::constantScalar(unsigned i, StringRef name) {
   return double((*attr->getValues<APInt>().begin()).getSExtValue());
 }
 
-const onnx::AttributeProto *NodeImporter::attr(StringRef name) const {
-  for (const onnx::AttributeProto &a : node.attribute())
-    if (a.name() == name)
-      return &a;
-  return nullptr;
-}
-
-int64_t NodeImporter::intAttr(StringRef name, int64_t dflt) const {
-  const onnx::AttributeProto *a = attr(name);
-  return a && a->has_i() ? a->i() : dflt;
-}
-
-float NodeImporter::floatAttr(StringRef name, float dflt) const {
-  const onnx::AttributeProto *a = attr(name);
-  return a && a->has_f() ? a->f() : dflt;
-}
-
-std::string NodeImporter::stringAttr(StringRef name, StringRef dflt) const {
-  const onnx::AttributeProto *a = attr(name);
-  return a && a->has_s() ? a->s() : dflt.str();
-}
-
-std::optional<SmallVector<int64_t>>
-NodeImporter::intsAttr(StringRef name) const {
-  const onnx::AttributeProto *a = attr(name);
-  if (!a)
-    return std::nullopt;
-  return SmallVector<int64_t>(a->ints().begin(), a->ints().end());
-}
-
 FailureOr<int64_t> NodeImporter::axis(int64_t value, int64_t rank,
                                       StringRef what) {
   int64_t normalized = value < 0 ? value + rank : value;

@@ -8,6 +8,7 @@
 
 #include "OpImporters.h"
 #include "mlir/IR/Matchers.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
@@ -28,8 +29,9 @@ LogicalResult importShape(Node &n) {
       i += rank;
     return std::clamp<int64_t>(i, 0, rank);
   };
-  int64_t start = clampIndex(n.intAttr("start", 0));
-  int64_t end = n.attr("end") ? clampIndex(n.intAttr("end", rank)) : rank;
+  ASSIGN_OR_FAIL(startAttr, n.intAttr("start", 0));
+  ASSIGN_OR_FAIL(endAttr, n.intAttr("end", rank));
+  int64_t start = clampIndex(startAttr), end = clampIndex(endAttr);
   SmallVector<int64_t> dims;
   for (int64_t i = start; i < end; ++i)
     dims.push_back(shape[i]);
@@ -51,31 +53,42 @@ LogicalResult importSize(Node &n) {
 LogicalResult importConstant(Node &n) {
   if (n.node.attribute_size() != 1)
     return n.error() << "needs exactly one value attribute";
-  const onnx::AttributeProto *a = &n.node.attribute(0);
+  const std::string &name = n.node.attribute(0).name();
+  // The type each supported value attribute must have.
+  auto type =
+      llvm::StringSwitch<std::optional<onnx::AttributeProto::AttributeType>>(
+          name)
+          .Case("value", onnx::AttributeProto::TENSOR)
+          .Case("value_float", onnx::AttributeProto::FLOAT)
+          .Case("value_floats", onnx::AttributeProto::FLOATS)
+          .Case("value_int", onnx::AttributeProto::INT)
+          .Case("value_ints", onnx::AttributeProto::INTS)
+          .Default(std::nullopt);
+  if (!type)
+    return n.unsupported() << "constant attribute '" << name
+                           << "' is not supported";
+  ASSIGN_OR_FAIL(a, n.typedAttr(name, *type));
   MLIRContext *ctx = n.b.getContext();
   Attribute value;
-  if (a->name() == "value") {
+  if (name == "value") {
     ASSIGN_OR_FAIL(t, convertTensor(n.state, n.loc, a->t(), false));
     value = t;
-  } else if (a->name() == "value_float") {
+  } else if (name == "value_float") {
     value = DenseElementsAttr::get(
         RankedTensorType::get({}, Float32Type::get(ctx)), a->f());
-  } else if (a->name() == "value_floats") {
+  } else if (name == "value_floats") {
     SmallVector<float> v(a->floats().begin(), a->floats().end());
     value = DenseElementsAttr::get(
         RankedTensorType::get({(int64_t)v.size()}, Float32Type::get(ctx)),
         ArrayRef<float>(v));
-  } else if (a->name() == "value_int") {
+  } else if (name == "value_int") {
     value = DenseElementsAttr::get(
         RankedTensorType::get({}, IntegerType::get(ctx, 64)), a->i());
-  } else if (a->name() == "value_ints") {
+  } else {
     SmallVector<int64_t> v(a->ints().begin(), a->ints().end());
     value = DenseElementsAttr::get(
         RankedTensorType::get({(int64_t)v.size()}, IntegerType::get(ctx, 64)),
         ArrayRef<int64_t>(v));
-  } else {
-    return n.unsupported() << "constant attribute '" << a->name()
-                           << "' is not supported";
   }
   return done(
       n,
@@ -91,8 +104,9 @@ LogicalResult importConstantOfShape(Node &n) {
     return n.error() << "the result would have more than 2^48 elements";
   Attribute fill;
   Type element = n.b.getF32Type();
-  if (const onnx::AttributeProto *a = n.attr("value")) {
-    ASSIGN_OR_FAIL(t, convertTensor(n.state, n.loc, a->t(), false));
+  ASSIGN_OR_FAIL(given, n.tensorAttr("value"));
+  if (given) {
+    ASSIGN_OR_FAIL(t, convertTensor(n.state, n.loc, *given, false));
     auto dense = dyn_cast<DenseElementsAttr>(t);
     if (!dense || dense.getNumElements() != 1)
       return n.error() << "value must hold one element";
@@ -114,12 +128,11 @@ LogicalResult importFlatten(Node &n) {
     return failure();
   auto type = n.typeOf(0);
   int64_t rank = type.getRank();
-  int64_t axis = n.intAttr("axis", 1);
-  if (axis < 0)
-    axis += rank;
+  ASSIGN_OR_FAIL(given, n.intAttr("axis", 1));
+  int64_t axis = given < 0 ? given + rank : given;
   if (axis < 0 || axis > rank)
-    return n.error() << "axis " << n.intAttr("axis", 1)
-                     << " is out of range for rank " << rank;
+    return n.error() << "axis " << given << " is out of range for rank "
+                     << rank;
   int64_t outer = 1, inner = 1;
   for (int64_t d = 0; d < rank; ++d)
     (d < axis ? outer : inner) *= type.getDimSize(d);
@@ -130,7 +143,8 @@ LogicalResult importReshape(Node &n) {
   ASSIGN_OR_FAIL(x, n.required(0, "data"));
   ASSIGN_OR_FAIL(target, n.constantInts(1, "shape"));
   auto type = n.typeOf(0);
-  bool allowZero = n.intAttr("allowzero", 0) != 0;
+  ASSIGN_OR_FAIL(allowZeroAttr, n.intAttr("allowzero", 0));
+  bool allowZero = allowZeroAttr != 0;
   SmallVector<int64_t> shape;
   int64_t inferred = -1;
   for (auto [i, d] : llvm::enumerate(target)) {
@@ -172,7 +186,8 @@ LogicalResult importTranspose(Node &n) {
   ASSIGN_OR_FAIL(x, n.required(0, "data"));
   int64_t rank = n.typeOf(0).getRank();
   SmallVector<int64_t> perm;
-  if (auto given = n.intsAttr("perm")) {
+  ASSIGN_OR_FAIL(given, n.intsAttr("perm"));
+  if (given) {
     perm = *given;
   } else {
     for (int64_t d = rank - 1; d >= 0; --d)
@@ -191,14 +206,18 @@ LogicalResult importConcat(Node &n) {
   if (!n.attr("axis"))
     return n.error() << "missing attribute 'axis'";
   int64_t rank = cast<RankedTensorType>(inputs[0].getType()).getRank();
-  ASSIGN_OR_FAIL(axis, n.axis(n.intAttr("axis", 0), rank));
+  ASSIGN_OR_FAIL(given, n.intAttr("axis", 0));
+  ASSIGN_OR_FAIL(axis, n.axis(given, rank));
   return done(n, n.make<nn::ConcatOp>(ValueRange(inputs), axis));
 }
 
 LogicalResult importSplit(Node &n) {
   ASSIGN_OR_FAIL(x, n.required(0, "input"));
   auto type = n.typeOf(0);
-  ASSIGN_OR_FAIL(axis, n.axis(n.intAttr("axis", 0), type.getRank()));
+  ASSIGN_OR_FAIL(given, n.intAttr("axis", 0));
+  ASSIGN_OR_FAIL(axis, n.axis(given, type.getRank()));
+  ASSIGN_OR_FAIL(splitAttr, n.intsAttr("split"));
+  ASSIGN_OR_FAIL(numOutputs, n.intAttr("num_outputs", -1));
   int64_t outputs = n.node.output_size();
   if (outputs < 1)
     return n.error() << "needs at least one output";
@@ -206,16 +225,15 @@ LogicalResult importSplit(Node &n) {
   if (n.opset >= 13 && n.input(1)) {
     ASSIGN_OR_FAIL(s, n.constantInts(1, "split"));
     sizes = s;
-  } else if (n.opset < 13 && n.attr("split")) {
-    sizes = *n.intsAttr("split");
+  } else if (n.opset < 13 && splitAttr) {
+    sizes = *splitAttr;
   } else {
     int64_t dim = type.getDimSize(axis);
     if (ShapedType::isDynamic(dim) &&
         failed(n.requireStatic(0, "Split without sizes")))
       return failure();
-    int64_t parts = n.opset >= 18 && n.attr("num_outputs")
-                        ? n.intAttr("num_outputs", outputs)
-                        : outputs;
+    int64_t parts =
+        n.opset >= 18 && n.attr("num_outputs") ? numOutputs : outputs;
     if (parts != outputs)
       return n.error() << "num_outputs is " << parts << " but the node has "
                        << outputs << " outputs";
@@ -254,9 +272,12 @@ LogicalResult importSlice(Node &n) {
       steps = st;
     }
   } else {
-    starts = n.intsAttr("starts").value_or(SmallVector<int64_t>());
-    ends = n.intsAttr("ends").value_or(SmallVector<int64_t>());
-    axes = n.intsAttr("axes").value_or(SmallVector<int64_t>());
+    ASSIGN_OR_FAIL(s, n.intsAttr("starts", {}));
+    ASSIGN_OR_FAIL(e, n.intsAttr("ends", {}));
+    ASSIGN_OR_FAIL(a, n.intsAttr("axes", {}));
+    starts = s;
+    ends = e;
+    axes = a;
   }
   if (starts.size() != ends.size())
     return n.error() << "starts and ends differ in length";
@@ -319,7 +340,8 @@ LogicalResult importSqueeze(Node &n) {
       given = a;
     }
   } else {
-    given = n.intsAttr("axes");
+    ASSIGN_OR_FAIL(a, n.intsAttr("axes"));
+    given = a;
   }
   SmallVector<int64_t> axes;
   if (!given) {
@@ -344,7 +366,8 @@ LogicalResult importUnsqueeze(Node &n) {
     ASSIGN_OR_FAIL(a, n.constantInts(1, "axes"));
     given = a;
   } else {
-    given = n.intsAttr("axes").value_or(SmallVector<int64_t>());
+    ASSIGN_OR_FAIL(a, n.intsAttr("axes", {}));
+    given = a;
   }
   int64_t rank = n.typeOf(0).getRank() + given.size();
   ASSIGN_OR_FAIL(axes, n.axes(given, rank));
@@ -354,7 +377,8 @@ LogicalResult importUnsqueeze(Node &n) {
 LogicalResult importGather(Node &n) {
   ASSIGN_OR_FAIL(data, n.required(0, "data"));
   ASSIGN_OR_FAIL(indices, n.required(1, "indices"));
-  ASSIGN_OR_FAIL(axis, n.axis(n.intAttr("axis", 0), n.typeOf(0).getRank()));
+  ASSIGN_OR_FAIL(given, n.intAttr("axis", 0));
+  ASSIGN_OR_FAIL(axis, n.axis(given, n.typeOf(0).getRank()));
   return done(n, n.make<nn::GatherOp>(data, indices, axis));
 }
 
@@ -407,7 +431,7 @@ LogicalResult importPad(Node &n) {
   ASSIGN_OR_FAIL(x, n.required(0, "data"));
   auto type = n.typeOf(0);
   int64_t rank = type.getRank();
-  std::string mode = n.stringAttr("mode", "constant");
+  ASSIGN_OR_FAIL(mode, n.stringAttr("mode", "constant"));
   SmallVector<int64_t> pads;
   Type element = type.getElementType();
   // The padding value, exactly as given (an int64 may not fit a double).
@@ -435,9 +459,11 @@ LogicalResult importPad(Node &n) {
       }
     }
   } else {
-    pads = n.intsAttr("pads").value_or(SmallVector<int64_t>());
+    ASSIGN_OR_FAIL(p, n.intsAttr("pads", {}));
+    ASSIGN_OR_FAIL(v, n.floatAttr("value", 0.0f));
+    pads = p;
     if (isa<FloatType>(element))
-      padValue = n.b.getFloatAttr(element, n.floatAttr("value", 0.0f));
+      padValue = n.b.getFloatAttr(element, v);
   }
   if (axes.empty())
     for (int64_t d = 0; d < rank; ++d)
@@ -504,7 +530,8 @@ LogicalResult importTrilu(Node &n) {
     ASSIGN_OR_FAIL(v, n.constantScalar(1, "k"));
     k = int64_t(v);
   }
-  bool upper = n.intAttr("upper", 1) != 0;
+  ASSIGN_OR_FAIL(upperAttr, n.intAttr("upper", 1));
+  bool upper = upperAttr != 0;
   return done(n, n.make<nn::TriluOp>(x, upper ? n.b.getUnitAttr() : UnitAttr(),
                                      n.b.getI64IntegerAttr(k)));
 }

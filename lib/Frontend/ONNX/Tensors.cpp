@@ -1,14 +1,16 @@
 //===- Tensors.cpp - ONNX tensors to elements attributes ------------------===//
 //
 // Tensor data is untrusted: dimensions are checked for sign and overflow,
-// and every data source (raw bytes, typed fields, external files) must hold
-// exactly the number of elements the dimensions declare.
+// a tensor must keep its data in exactly one source (raw bytes, its type's
+// typed field, an external file), and that source must hold exactly the
+// number of elements the dimensions declare.
 //
 //===----------------------------------------------------------------------===//
 
 #include "ImporterImpl.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Endian.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -144,6 +146,64 @@ static FailureOr<int64_t> elementCount(ImportState &state, Location loc,
   return count;
 }
 
+/// The typed field that holds the values of a tensor of data type `dtype`.
+static StringRef typedFieldName(int32_t dtype) {
+  switch (dtype) {
+  case onnx::TensorProto::FLOAT:
+    return "float_data";
+  case onnx::TensorProto::DOUBLE:
+    return "double_data";
+  case onnx::TensorProto::INT64:
+    return "int64_data";
+  case onnx::TensorProto::UINT32:
+  case onnx::TensorProto::UINT64:
+    return "uint64_data";
+  default:
+    // The other integers, BOOL, the 8-bit floats, FLOAT16 and BFLOAT16 (as
+    // bit patterns) all live in int32_data.
+    return "int32_data";
+  }
+}
+
+/// Checks that `tensor` keeps its data in one place (external data,
+/// raw_data, or the typed field of its data type): a reader that picked one
+/// would silently drop the others.
+static LogicalResult checkDataSource(Location loc,
+                                     const onnx::TensorProto &tensor) {
+  bool external = tensor.has_data_location() &&
+                  tensor.data_location() == onnx::TensorProto::EXTERNAL;
+  if (!external && tensor.external_data_size() != 0)
+    return emitError(loc) << "tensor '" << tensor.name()
+                          << "' lists external_data but its data_location is "
+                             "not EXTERNAL";
+  SmallVector<StringRef> sources;
+  auto add = [&](bool set, StringRef name) {
+    if (set)
+      sources.push_back(name);
+  };
+  add(external, "external data");
+  add(tensor.has_raw_data(), "raw_data");
+  add(tensor.float_data_size() != 0, "float_data");
+  add(tensor.int32_data_size() != 0, "int32_data");
+  add(tensor.string_data_size() != 0, "string_data");
+  add(tensor.int64_data_size() != 0, "int64_data");
+  add(tensor.double_data_size() != 0, "double_data");
+  add(tensor.uint64_data_size() != 0, "uint64_data");
+  if (sources.size() > 1)
+    return emitError(loc) << "tensor '" << tensor.name()
+                          << "' has data in more than one place ("
+                          << llvm::join(sources, ", ")
+                          << "); it must have exactly one";
+  StringRef typed = typedFieldName(tensor.data_type());
+  if (sources.size() == 1 && sources.front().ends_with("_data") &&
+      sources.front() != "raw_data" && sources.front() != typed)
+    return emitError(loc) << "tensor '" << tensor.name() << "' holds its "
+                          << "values in " << sources.front()
+                          << ", but values of its data type belong in "
+                          << typed;
+  return success();
+}
+
 /// Little-endian bytes of `count` elements of `type` from the typed fields.
 static LogicalResult typedFieldBytes(ImportState &state, Location loc,
                                      const onnx::TensorProto &tensor, Type type,
@@ -201,7 +261,7 @@ loom::onnx_import::convertTensor(ImportState &state, Location loc,
     return failure();
   SmallVector<int64_t> shape;
   auto count = elementCount(state, loc, tensor, shape);
-  if (failed(count))
+  if (failed(count) || failed(checkDataSource(loc, tensor)))
     return failure();
   auto type = RankedTensorType::get(shape, *elementType);
   int64_t width = storageBytes(*elementType);

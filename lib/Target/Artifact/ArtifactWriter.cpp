@@ -3,10 +3,14 @@
 #include "loom/Target/Artifact/ArtifactWriter.h"
 #include "loom/Dialect/NN/NNParameterArgs.h"
 #include "loom/Pipelines/Pipelines.h"
+#include "loom/Support/Files.h"
 #include "loom/Target/Artifact/ArtifactFormat.h"
 #include "loom/Target/Artifact/Manifest.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CRC.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 
@@ -22,6 +26,7 @@ LogicalResult writeFile(StringRef path, StringRef data, Location loc) {
     os << data;
     os.close();
     ec = os.error();
+    os.clear_error();
   }
   if (ec)
     return emitError(loc) << "cannot write '" << path << "': " << ec.message();
@@ -56,6 +61,22 @@ LogicalResult writeParameters(StringRef path, ArrayRef<TensorSpec> params,
     os.clear_error();
     return failure();
   }
+  return success();
+}
+
+/// Adds the size and CRC-32 of the file at `path` (artifact file `name`) to
+/// the manifest's file list, read back from disk.
+LogicalResult recordFile(StringRef path, StringRef name,
+                         ManifestContents &contents, Location loc) {
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+      llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                  /*RequiresNullTerminator=*/false);
+  if (!buffer)
+    return emitError(loc) << "cannot read back '" << path
+                          << "': " << buffer.getError().message();
+  StringRef data = (*buffer)->getBuffer();
+  contents.files.push_back({name.str(), data.size(),
+                            llvm::crc32(llvm::arrayRefFromStringRef(data))});
   return success();
 }
 
@@ -116,6 +137,7 @@ LogicalResult loom::compileArtifact(ModuleOp module, StringRef outputDir,
   PassManager pm(module.getContext());
   ToLinalgPipelineOptions toLinalg;
   toLinalg.entryName = kProgramName;
+  toLinalg.checkIndices = options.checkIndices;
   buildToLinalgPipeline(pm, toLinalg);
   target.buildLoweringPipeline(pm);
   if (failed(pm.run(module)))
@@ -123,17 +145,17 @@ LogicalResult loom::compileArtifact(ModuleOp module, StringRef outputDir,
 
   ManifestContents contents = readManifestContents(module);
   contents.modelName = options.modelName;
-  FailureOr<SerializedExecutable> executable =
-      target.serialize(module, kProgramName, bufferTypes(*sig));
+  FailureOr<SerializedExecutable> executable = target.serialize(
+      module, kProgramName, bufferTypes(*sig), writeSignature(*sig));
   if (failed(executable))
     return failure();
   contents.library = executable->library;
   contents.runtimeABI = executable->runtimeABI;
-  std::string manifest = writeManifest(*sig, contents, target);
 
   // Build everything in a fresh directory beside the output, then swap it
   // in, so a failure leaves any previous artifact untouched.
-  std::string base = outputDir.rtrim('/').str();
+  // Through a symbolic link, the directory it points to is replaced.
+  std::string base = resolveOutputPath(outputDir.rtrim('/'));
   std::string tmpDir =
       base + ".tmp-" + std::to_string(llvm::sys::Process::getProcessId());
   llvm::sys::fs::remove_directories(tmpDir);
@@ -151,8 +173,16 @@ LogicalResult loom::compileArtifact(ModuleOp module, StringRef outputDir,
   if (written && !sig->params.empty())
     written = succeeded(
         writeParameters(inTmp(LOOM_PARAMETERS_FILE), sig->params, loc));
+  // The manifest records every file as it landed on disk.
+  for (const ExecutableFile &file : executable->files)
+    written = written &&
+              succeeded(recordFile(inTmp(file.name), file.name, contents, loc));
+  if (written && !sig->params.empty())
+    written = succeeded(recordFile(inTmp(LOOM_PARAMETERS_FILE),
+                                   LOOM_PARAMETERS_FILE, contents, loc));
   written = written &&
-            succeeded(writeFile(inTmp(LOOM_MANIFEST_FILE), manifest, loc)) &&
+            succeeded(writeFile(inTmp(LOOM_MANIFEST_FILE),
+                                writeManifest(*sig, contents, target), loc)) &&
             succeeded(swapInto(tmpDir, base, loc));
   if (!written) {
     llvm::sys::fs::remove_directories(tmpDir);

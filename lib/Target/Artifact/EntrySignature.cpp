@@ -7,6 +7,8 @@
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/Support/MathExtras.h"
+#include <optional>
 
 using namespace mlir;
 using namespace loom;
@@ -21,9 +23,35 @@ uint64_t elementBytes(Type t) {
   return std::max(1u, t.getIntOrFloatBitWidth() / 8);
 }
 
-uint64_t byteSize(RankedTensorType t) {
-  return static_cast<uint64_t>(t.getNumElements()) *
-         elementBytes(t.getElementType());
+/// The bytes of a tensor of type `t`, or nothing when they would not fit in
+/// int64 (what loomrun refuses as "a tensor too large to address": the
+/// product of the non-zero extents and the element size, checked).
+std::optional<uint64_t> checkedByteSize(RankedTensorType t) {
+  int64_t nonZero = 1;
+  bool empty = false;
+  for (int64_t d : t.getShape()) {
+    if (d == 0)
+      empty = true;
+    else if (d < 0 || llvm::MulOverflow(nonZero, d, nonZero))
+      return std::nullopt;
+  }
+  int64_t bytes;
+  if (llvm::MulOverflow(nonZero, int64_t(elementBytes(t.getElementType())),
+                        bytes))
+    return std::nullopt;
+  return empty ? 0 : uint64_t(bytes);
+}
+
+/// An error at `fn` when `t` (of `what`, e.g. "result #0 ('y')") has more
+/// bytes than loomrun can address.
+LogicalResult checkAddressable(func::FuncOp fn, RankedTensorType t,
+                               const Twine &what) {
+  if (checkedByteSize(t))
+    return success();
+  return emitError(fn.getLoc())
+         << what << " has type " << t
+         << ", more bytes than a 64-bit size holds: loomrun could not "
+            "address it";
 }
 
 StringRef nameAttrOf(DictionaryAttr attrs) {
@@ -33,18 +61,23 @@ StringRef nameAttrOf(DictionaryAttr attrs) {
   return "";
 }
 
-/// Records that `spec` (of per-device type) is a block of a global tensor.
-void setSharding(TensorSpec &spec, dist::ShardingAttr sharding,
-                 Operation *from) {
+/// Records that `spec` (of per-device type) is a block of a global tensor;
+/// fails when the global extents overflow int64.
+LogicalResult setSharding(TensorSpec &spec, dist::ShardingAttr sharding,
+                          Operation *from) {
   auto mesh = SymbolTable::lookupNearestSymbolFrom<dist::MeshOp>(
       from, sharding.getMesh());
   if (!mesh || sharding.isReplicated())
-    return;
+    return success();
   SmallVector<int64_t> global(spec.type.getShape());
   for (auto [d, dim] : llvm::enumerate(sharding.getDims()))
-    global[d] *= mesh.getGroupSize(dim.getAxes());
+    if (d < global.size() &&
+        llvm::MulOverflow(global[d], mesh.getGroupSize(dim.getAxes()),
+                          global[d]))
+      return failure();
   spec.sharding = sharding;
   spec.globalType = spec.type.clone(global);
+  return success();
 }
 
 /// If every use of `param` is one chain of take_shards (what
@@ -176,11 +209,32 @@ FailureOr<EntrySignature> loom::collectEntrySignature(func::FuncOp fn) {
                   "dynamic dimensions with --input-shape)";
       if (name.empty())
         name = (isArg ? "input" : "output") + std::to_string(i);
+      // loomrun selects inputs and outputs by name (--input NAME=...) and
+      // refuses a manifest that names two alike.
+      for (auto [j, other] : llvm::enumerate(specs))
+        if (other.name == name)
+          return emitError(fn.getLoc())
+                 << what << " #" << i << " is named '" << name << "' like "
+                 << what << " #" << j
+                 << "; the inputs, and the results, of a compiled program "
+                    "need distinct names";
       TensorSpec spec{name, rt, {}, 0, 0};
+      std::string described =
+          (what + " #" + Twine(i) + " ('" + name + "')").str();
+      if (failed(checkAddressable(fn, rt, described)))
+        return failure();
       if (attrs)
         if (auto sharding =
-                attrs.getAs<dist::ShardingAttr>(dist::kShardingAttrName))
-          setSharding(spec, sharding, fn);
+                attrs.getAs<dist::ShardingAttr>(dist::kShardingAttrName)) {
+          if (failed(setSharding(spec, sharding, fn)))
+            return emitError(fn.getLoc())
+                   << "the whole tensor of " << described
+                   << " has more elements than a 64-bit size holds";
+          if (spec.globalType &&
+              failed(checkAddressable(fn, spec.globalType,
+                                      "the whole tensor of " + described)))
+            return failure();
+        }
       specs.push_back(spec);
     }
     return success();
@@ -207,8 +261,16 @@ FailureOr<EntrySignature> loom::collectEntrySignature(func::FuncOp fn) {
       return WalkResult::interrupt();
     }
     auto rt = cast<RankedTensorType>(op.getType());
+    std::optional<uint64_t> nbytes = checkedByteSize(rt);
+    if (!nbytes || !checkedByteSize(localType)) {
+      op.emitError("parameter '")
+          << op.getName() << "' has type " << rt
+          << ", more bytes than a 64-bit size holds: loomrun could not "
+             "address it";
+      return WalkResult::interrupt();
+    }
     TensorSpec spec{op.getName().str(), localType, op.getValue(), offset,
-                    byteSize(rt)};
+                    *nbytes};
     if (layout) {
       spec.sharding = layout;
       spec.globalType = rt;
@@ -216,10 +278,20 @@ FailureOr<EntrySignature> loom::collectEntrySignature(func::FuncOp fn) {
     spec.zeroInit = op->hasAttr(nn::kZeroInitAttrName);
     if (auto update = op->getAttrOfType<StringAttr>(nn::kUpdateAttrName))
       spec.update = update.str();
-    if (spec.zeroInit)
+    if (spec.zeroInit) {
       spec.nbytes = 0;
-    else
+    } else {
+      // The parameter file's offsets are int64 too.
+      constexpr uint64_t limit = uint64_t(INT64_MAX) - LOOM_ALIGNMENT;
+      if (spec.nbytes > limit || offset > limit - spec.nbytes) {
+        op.emitError("parameter '")
+            << op.getName()
+            << "' ends beyond what a 64-bit offset addresses: the "
+               "parameters are too large together";
+        return WalkResult::interrupt();
+      }
       offset = llvm::alignTo(offset + spec.nbytes, LOOM_ALIGNMENT);
+    }
     byName[op.getName()] = sig.params.size();
     sig.params.push_back(spec);
     return WalkResult::advance();

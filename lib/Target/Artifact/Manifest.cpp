@@ -118,11 +118,10 @@ std::string loom::writeManifest(const EntrySignature &sig,
   llvm::json::OStream j(os, 2);
   j.object([&] {
     j.attribute("format", LOOM_ARTIFACT_FORMAT_NAME);
-    // Each version is written only by the artifacts that need it, so that
-    // older runtimes keep reading the others: 2 adds the mesh, 3 training.
-    j.attribute("format_version", contents.training   ? 3
-                                  : contents.meshAxes ? 2
-                                                      : 1);
+    // 2 added the mesh, 3 training, 5 the checksums and the signature every
+    // artifact now carries: a runtime that reads 5 requires them, so that
+    // stripping them cannot pass for an older artifact.
+    j.attribute("format_version", LOOM_ARTIFACT_FORMAT_CHECKSUMS);
     j.attribute("runtime_abi", contents.runtimeABI);
     j.attribute("producer", "loomc " LOOM_VERSION);
     j.attribute("model", contents.modelName);
@@ -183,7 +182,46 @@ std::string loom::writeManifest(const EntrySignature &sig,
       writeTraining(j, contents.training);
       j.attributeEnd();
     }
+    j.attributeObject("files", [&] {
+      for (const ManifestContents::File &file : contents.files)
+        j.attributeObject(file.name, [&] {
+          j.attribute("bytes", static_cast<int64_t>(file.bytes));
+          j.attribute("crc32", static_cast<int64_t>(file.crc32));
+        });
+    });
   });
   os << "\n";
+  return text;
+}
+
+std::string loom::writeSignature(const EntrySignature &sig) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  llvm::json::OStream j(os);
+  // The buffers the program reads and writes: per-device types, and bytes
+  // as the runtime lays them out (a byte per bool and 4-bit value).
+  auto tensors = [&](StringRef key, ArrayRef<TensorSpec> specs) {
+    j.attributeArray(key, [&] {
+      for (const TensorSpec &s : specs)
+        j.object([&] {
+          Type et = s.type.getElementType();
+          j.attribute("name", s.name);
+          j.attribute("dtype", dtypeName(et));
+          j.attributeArray("shape", [&] {
+            for (int64_t d : s.type.getShape())
+              j.value(d);
+          });
+          uint64_t elementBytes = std::max(1u, et.getIntOrFloatBitWidth() / 8);
+          j.attribute("nbytes", static_cast<int64_t>(s.type.getNumElements() *
+                                                     elementBytes));
+        });
+    });
+  };
+  j.object([&] {
+    j.attribute("version", LOOM_SIGNATURE_VERSION);
+    tensors("parameters", sig.params);
+    tensors("inputs", sig.inputs);
+    tensors("outputs", sig.outputs);
+  });
   return text;
 }

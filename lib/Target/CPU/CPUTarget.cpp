@@ -31,7 +31,8 @@ public:
 
   FailureOr<SerializedExecutable>
   serialize(ModuleOp module, StringRef entryName,
-            ArrayRef<RankedTensorType> bufferTypes) override {
+            ArrayRef<RankedTensorType> bufferTypes,
+            StringRef signature) override {
     SerializedExecutable executable;
     // The oldest runtime ABI that has every symbol the program imports.
     executable.runtimeABI = LOOM_RUNTIME_ABI_BASE;
@@ -48,7 +49,7 @@ public:
     for (auto mesh : llvm::make_early_inc_range(module.getOps<dist::MeshOp>()))
       mesh.erase();
     FailureOr<SmallString<0>> object =
-        emitObject(module, entryName, bufferTypes, host);
+        emitObject(module, entryName, bufferTypes, signature, host);
     if (failed(object))
       return failure();
     FailureOr<std::string> library = linkSharedObject(*object, module.getLoc());

@@ -65,6 +65,16 @@ LogicalResult addEntryWrapper(llvm::Module &module, StringRef programName,
   return success();
 }
 
+/// Exports the entry's signature, a NUL-terminated JSON string, so that the
+/// runtime can check a manifest against what the code was compiled for.
+void addSignature(llvm::Module &module, StringRef signature) {
+  llvm::LLVMContext &ctx = module.getContext();
+  llvm::Constant *text = llvm::ConstantDataArray::getString(ctx, signature);
+  new llvm::GlobalVariable(module, text->getType(), /*isConstant=*/true,
+                           llvm::GlobalValue::ExternalLinkage, text,
+                           LOOM_ENTRY_SYMBOL LOOM_SIGNATURE_SUFFIX);
+}
+
 /// LLVM's O3 without loop unrolling: the loops have constant trip counts,
 /// and fully unrolled and peeled copies of hundreds of loop nests cost
 /// seconds of code generation for no measured speed-up. Vectorisation
@@ -163,7 +173,7 @@ void addParallelDispatch(llvm::Module &module) {
 FailureOr<SmallString<0>>
 loom::cpu::emitObject(ModuleOp module, StringRef programName,
                       ArrayRef<RankedTensorType> bufferTypes,
-                      HostMachine &host) {
+                      StringRef signature, HostMachine &host) {
   Location loc = module.getLoc();
   registerBuiltinDialectTranslation(*module.getContext());
   registerLLVMDialectTranslation(*module.getContext());
@@ -176,6 +186,7 @@ loom::cpu::emitObject(ModuleOp module, StringRef programName,
   llvmModule->setTargetTriple(host.triple);
   if (failed(addEntryWrapper(*llvmModule, programName, bufferTypes, loc)))
     return failure();
+  addSignature(*llvmModule, signature);
   addParallelDispatch(*llvmModule);
   optimizeModule(*llvmModule, *host.machine);
   SmallString<0> object;

@@ -11,12 +11,13 @@ namespace loom::cpu {
 
 /// Translates `module` (the LLVM dialect, its program function named
 /// `programName` taking buffers of `bufferTypes`) to LLVM IR, adds the
-/// `loom_entry` wrapper and the parallel dispatch of outlined kernels,
-/// optimises for `host` and emits an object file.
+/// `loom_entry` wrapper, its `signature` (exported as loom_entry_signature)
+/// and the parallel dispatch of outlined kernels, optimises for `host` and
+/// emits an object file.
 mlir::FailureOr<llvm::SmallString<0>>
 emitObject(mlir::ModuleOp module, llvm::StringRef programName,
            llvm::ArrayRef<mlir::RankedTensorType> bufferTypes,
-           HostMachine &host);
+           llvm::StringRef signature, HostMachine &host);
 
 /// Links `object` into a shared object with the system's C compiler
 /// driver, and returns its bytes.

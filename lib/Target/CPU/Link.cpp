@@ -45,6 +45,8 @@ FailureOr<std::string> loom::cpu::linkSharedObject(StringRef object,
       os.close();
       ec = os.error();
     }
+    // A stream destroyed with its error pending aborts the process.
+    os.clear_error();
     if (ec)
       return emitError(loc)
              << "cannot write '" << objectPath << "': " << ec.message();

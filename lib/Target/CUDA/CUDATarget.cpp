@@ -34,7 +34,10 @@ public:
 
   FailureOr<SerializedExecutable>
   serialize(ModuleOp module, StringRef entryName,
-            ArrayRef<RankedTensorType> bufferTypes) override {
+            ArrayRef<RankedTensorType> bufferTypes,
+            StringRef /*signature*/) override {
+    // The executable is a schedule the runtime's CUDA device interprets, not
+    // a library: there is no symbol to export the signature as.
     auto entry = module.lookupSymbol<func::FuncOp>(entryName);
     if (!entry)
       return module.emitError("internal error: no entry @") << entryName;

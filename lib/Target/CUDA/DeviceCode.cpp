@@ -55,11 +55,17 @@ FailureOr<std::string> runPtxas(const Toolkit &toolkit, StringRef ptx,
   int fd;
   if (llvm::sys::fs::createTemporaryFile("loom-kernels", "ptx", fd, in))
     return emitError(loc) << "cannot create a temporary file for ptxas";
+  llvm::FileRemover removeIn(in);
   {
     llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
     os << ptx;
+    os.close();
+    std::error_code ec = os.error();
+    // A stream destroyed with its error pending aborts the process.
+    os.clear_error();
+    if (ec)
+      return emitError(loc) << "cannot write '" << in << "': " << ec.message();
   }
-  llvm::FileRemover removeIn(in);
   if (llvm::sys::fs::createTemporaryFile("loom-kernels", "cubin", out) ||
       llvm::sys::fs::createTemporaryFile("loom-ptxas", "log", errors))
     return emitError(loc) << "cannot create a temporary file for ptxas";

@@ -689,3 +689,40 @@ func.func @yield_outside(%x: tensor<8xf32>) {
   // expected-error@+1 {{expects parent op 'dist.microbatches'}}
   dist.yield %x : tensor<8xf32>
 }
+
+// -----
+
+// A mesh counts its devices in int64: 2^32 x 2^32 would wrap to 0.
+// expected-error@+1 {{mesh axis "dp" has size 4294967296; a mesh has at most 1048576 devices}}
+dist.mesh @m axes [<"dp" = 4294967296, inter_node>, <"tp" = 4294967296, intra_node>]
+
+// -----
+
+// expected-error@+1 {{has more than 1048576 devices (the product of its axis sizes)}}
+dist.mesh @m axes [<"dp" = 1024, inter_node>, <"tp" = 2048, intra_node>]
+
+// -----
+
+dist.mesh @m axes [<"tp" = 4, intra_node>]
+func.func @gather_overflow(%x: tensor<4611686018427387904xf32>) {
+  // expected-error@+1 {{dimension 0 of size 4611686018427387904 times the group size 4 overflows}}
+  %0 = dist.all_gather %x over @m ["tp"] dim = 0 : tensor<4611686018427387904xf32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+dist.mesh @m axes [<"tp" = 4, intra_node>]
+func.func @reshard_overflow(%x: tensor<4611686018427387904xf32>) attributes {dist.spmd} {
+  // expected-error@+1 {{dimension 0 overflows int64 as a global extent}}
+  %0 = dist.reshard %x <@m, [{"tp"}]> -> <@m, [{}]> : tensor<4611686018427387904xf32> -> tensor<4611686018427387904xf32>
+  return
+}
+
+// -----
+
+dist.mesh @m axes [<"tp" = 4, intra_node>]
+// expected-error@+1 {{invalid sharding of argument #0: dimension 0 overflows int64 as a global extent}}
+func.func @local_overflow(%x: tensor<4611686018427387904xf32> {dist.sharding = #dist.sharding<@m, [{"tp"}]>}) attributes {dist.spmd} {
+  return
+}

@@ -483,6 +483,33 @@ func.func @gather_axis(%d: tensor<4x8xf32>, %i: tensor<2xi64>) {
 
 // -----
 
+func.func @gather_constant_index(%d: tensor<4x8xf32>) {
+  %i = nn.constant dense<[0, 4]> : tensor<2xi64>
+  // expected-error@+1 {{'nn.gather' op index 4 (element 1 of the constant indices) is out of range [-4, 3] for axis 0 of size 4}}
+  %0 = nn.gather %d[%i] axis = 0 : tensor<4x8xf32>, tensor<2xi64> -> tensor<2x8xf32>
+  return
+}
+
+// -----
+
+func.func @gather_constant_negative_index(%d: tensor<4x8xf32>) {
+  %i = nn.constant dense<-9> : tensor<3xi32>
+  // expected-error@+1 {{index -9 (element 0 of the constant indices) is out of range [-8, 7] for axis 1 of size 8}}
+  %0 = nn.gather %d[%i] axis = 1 : tensor<4x8xf32>, tensor<3xi32> -> tensor<4x3xf32>
+  return
+}
+
+// -----
+
+func.func @scatter_add_constant_index(%u: tensor<2x8xf32>) {
+  %i = nn.constant dense<[1, -11]> : tensor<2xi64>
+  // expected-error@+1 {{'nn.scatter_add' op index -11 (element 1 of the constant indices) is out of range [-10, 9] for axis 0 of size 10}}
+  %0 = nn.scatter_add %u[%i] axis = 0 size = 10 : tensor<2x8xf32>, tensor<2xi64> -> tensor<10x8xf32>
+  return
+}
+
+// -----
+
 func.func @gather_float_indices(%d: tensor<4x8xf32>, %i: tensor<2xf32>) {
   // expected-error@+1 {{must be ranked tensor of 32- or 64-bit integer values}}
   %0 = nn.gather %d[%i] axis = 0 : tensor<4x8xf32>, tensor<2xf32> -> tensor<2x8xf32>

@@ -60,6 +60,26 @@ def tensor(name, dtype, dims, **fields):
     return t
 
 
+def with_attrs(m, *attrs):
+    """`m` with raw attributes appended to its first node."""
+    m.graph.node[0].attribute.extend(attrs)
+    return m
+
+
+def raw_attr(name, attr_type, **fields):
+    """An attribute whose declared type and value fields are set apart."""
+    a = onnx.AttributeProto()
+    a.name, a.type = name, attr_type
+    for key, value in fields.items():
+        getattr(a, key).extend(value) if isinstance(value, list) else \
+            setattr(a, key, value)
+    return a
+
+
+A = onnx.AttributeProto
+GATHER_IN = [vi("x", [5, 3]), vi("i", [2], T.INT64)]
+
+
 def no_graph():
     m = onnx.ModelProto()
     m.ir_version = 8
@@ -160,6 +180,80 @@ CASES = [
     ("int64_field_count", op("Add", [vi("x", [2], T.INT64)],
                              [tensor("w", T.INT64, [2], int64_data=[1, 2, 3])]),
      1, "tensor 'w' declares 2 elements but its int64_data holds 3"),
+    # Attributes: the type the operator expects, the value in its field.
+    ("attr_float_axis", op("Gather", GATHER_IN, axis=1.5), 1,
+     "node 'n' (Gather): attribute 'axis' must be INT, but it is FLOAT"),
+    ("attr_int_in_f", with_attrs(op("Gather", GATHER_IN),
+                                 raw_attr("axis", A.INT, f=1.0)), 1,
+     "node 'n' (Gather): attribute 'axis' is INT, whose value belongs in "
+     "field 'i', but the fields set are 'f'"),
+    ("attr_int_in_ints", with_attrs(op("Gather", GATHER_IN),
+                                    raw_attr("axis", A.INT, ints=[1])), 1,
+     "attribute 'axis' is INT, whose value belongs in field 'i', but the "
+     "fields set are 'ints'"),
+    ("attr_int_two_fields", with_attrs(op("Gather", GATHER_IN),
+                                       raw_attr("axis", A.INT, i=0, f=1.0)), 1,
+     "but the fields set are 'f', 'i'"),
+    ("attr_int_no_value", with_attrs(op("Gather", GATHER_IN),
+                                     raw_attr("axis", A.INT)), 1,
+     "attribute 'axis' is INT, whose value belongs in field 'i', but no "
+     "field is set"),
+    ("attr_undefined_type", with_attrs(op("Gather", GATHER_IN),
+                                       raw_attr("axis", A.UNDEFINED, i=1)), 1,
+     "attribute 'axis' must be INT, but it is UNDEFINED"),
+    ("attr_twice", with_attrs(op("Gather", GATHER_IN, axis=0),
+                              raw_attr("axis", A.INT, i=1)), 1,
+     "attribute 'axis' is given more than once"),
+    ("attr_ints_as_floats", op("Transpose", [X], perm=[1.0, 0.0]), 1,
+     "node 'n' (Transpose): attribute 'perm' must be INTS, but it is FLOATS"),
+    ("attr_string_as_int", op("Gelu", [X], opset=20, approximate=1), 1,
+     "attribute 'approximate' must be STRING, but it is INT"),
+    ("attr_float_as_int", op("LeakyRelu", [X], alpha=1), 1,
+     "attribute 'alpha' must be FLOAT, but it is INT"),
+    ("attr_cast_to_float", op("Cast", [X], to=1.0), 1,
+     "node 'n' (Cast): attribute 'to' must be INT, but it is FLOAT"),
+    ("attr_clip_min_int", op("Clip", [X], opset=6, min=0), 1,
+     "attribute 'min' must be FLOAT, but it is INT"),
+    ("attr_constant_value_int", model([N("Constant", [], ["y"], name="n",
+                                         value_int=1.5)], []), 1,
+     "attribute 'value_int' must be INT, but it is FLOAT"),
+    ("attr_cos_value", op("ConstantOfShape", [], [const("s", [2])], value=0), 1,
+     "attribute 'value' must be TENSOR, but it is INT"),
+    # Tensors keep their data in one place: their type's field or raw_data.
+    ("tensor_two_sources", op("Add", [vi("x", [2])],
+                              [tensor("w", T.FLOAT, [2], raw_data=bytes(8),
+                                      float_data=[1.0, 2.0])]), 1,
+     "tensor 'w' has data in more than one place (raw_data, float_data); it "
+     "must have exactly one"),
+    ("tensor_int_two_sources", op("Add", [vi("x", [2], T.INT64)],
+                                  [tensor("w", T.INT64, [2], raw_data=bytes(16),
+                                          int64_data=[1, 2])]), 1,
+     "tensor 'w' has data in more than one place (raw_data, int64_data)"),
+    ("tensor_wrong_field", op("Add", [vi("x", [2])],
+                              [tensor("w", T.FLOAT, [2], int64_data=[1, 2])]), 1,
+     "tensor 'w' holds its values in int64_data, but values of its data type "
+     "belong in float_data"),
+    ("tensor_external_not_located", op("Add", [vi("x", [2])],
+                                       [tensor("w", T.FLOAT, [2],
+                                               float_data=[1.0, 2.0],
+                                               external_data=[
+                                                   onnx.StringStringEntryProto(
+                                                       key="location",
+                                                       value="w.bin")])]), 1,
+     "tensor 'w' lists external_data but its data_location is not EXTERNAL"),
+    # Constant gather indices must lie in [-d, d-1].
+    ("gather_constant_index", op("Gather", [vi("x", [5, 3])],
+                                 [const("i", [0, 7])]), 1,
+     "node 'n' (Gather): 'nn.gather' op index 7 (element 1 of the constant "
+     "indices) is out of range [-5, 4] for axis 0 of size 5"),
+    ("gather_constant_negative", op("Gather", [vi("x", [5, 3])],
+                                    [const("i", [[-6]])], axis=0), 1,
+     "'nn.gather' op index -6 (element 0 of the constant indices) is out of "
+     "range [-5, 4]"),
+    ("gather_constant_axis1", op("Gather", [vi("x", [5, 3])],
+                                 [const("i", 3)], axis=1), 1,
+     "index 3 (element 0 of the constant indices) is out of range [-3, 2] "
+     "for axis 1 of size 3"),
     # Node inputs and attributes.
     ("missing_input", op_on("Add", ["x"], [X]), 1,
      "node 'n' (Add): missing required input 'B' (#1)"),
@@ -191,6 +285,8 @@ CASES = [
     ("gelu_mode", op("Gelu", [X], opset=20, approximate="fast"), 1,
      "approximate must be 'none' or 'tanh', got 'fast'"),
     ("cast_to", op("Cast", [X]), 1, "missing attribute 'to'"),
+    ("cast_to_wide", op("Cast", [X], to=2 ** 32 + 1), 1,
+     "node 'n' (Cast): Cast target has invalid data type 4294967297"),
     ("compare_types", op("Less", [vi("a", [2]), vi("b", [2], T.INT64)]), 1,
      "operands have different element types"),
     ("dropout_runtime_mode", op("Dropout", [X, vi("r", [], T.FLOAT),

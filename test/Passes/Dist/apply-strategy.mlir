@@ -13,6 +13,7 @@
 // RUN: loom-opt %t/error-mesh.mlir -dist-apply-strategy="strategy=data mesh=dp" -verify-diagnostics
 // RUN: loom-opt %t/error-mesh-zero.mlir -dist-apply-strategy="strategy=data mesh=dp=0" -verify-diagnostics
 // RUN: loom-opt %t/error-no-mesh.mlir -dist-apply-strategy="strategy=data" -verify-diagnostics
+// RUN: loom-opt %t/error-mesh-overflow.mlir -dist-apply-strategy="strategy=data mesh=dp=4294967296,tp=4294967296" -verify-diagnostics
 
 //--- weightless.mlir
 // Weightless parameters (arguments carrying nn.parameter) are weights: the
@@ -273,6 +274,16 @@ module {
 //--- error-no-mesh.mlir
 // Neither a dist.mesh nor a mesh option.
 // expected-error@+1 {{no mesh: pass mesh=NAME=SIZE,... or declare a dist.mesh}}
+module {
+  func.func @main(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
+    return %x : tensor<8x16xf32>
+  }
+}
+
+//--- error-mesh-overflow.mlir
+// 2^32 x 2^32 devices would wrap to 0 (and divide by it): the mesh is
+// verified before the strategy uses it.
+// expected-error@+1 {{'dist.mesh' op has more than 1048576 devices (the product of its axis sizes)}}
 module {
   func.func @main(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
     return %x : tensor<8x16xf32>

@@ -20,6 +20,8 @@ namespace loom {
 struct ArtifactOptions {
   /// The model file, recorded in the manifest.
   std::string modelName;
+  /// `--check-indices`: stop at a gather index out of range (debugging).
+  bool checkIndices = false;
 };
 
 /// Compiles `module` (one public function on static shapes) with `target`

@@ -24,10 +24,21 @@ struct ManifestContents {
   mlir::ArrayAttr meshAxes;
   mlir::ArrayAttr commGroups, collectives;
   nn::TrainingAttr training;
+  /// Every other file of the artifact, as written: name, size and CRC-32.
+  struct File {
+    std::string name;
+    uint64_t bytes = 0;
+    uint32_t crc32 = 0;
+  };
+  std::vector<File> files;
 };
 
 /// Reads the mesh, groups, collectives and training step of `module`.
 ManifestContents readManifestContents(mlir::ModuleOp module);
+
+/// The entry's signature as the program library exports it and the
+/// runtime checks the manifest against (compact JSON, docs/Artifact.md).
+std::string writeSignature(const EntrySignature &signature);
 
 /// The manifest.json text of an artifact (docs/Artifact.md).
 std::string writeManifest(const EntrySignature &signature,

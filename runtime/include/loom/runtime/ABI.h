@@ -37,10 +37,14 @@
  * the training object and the parameter keys init and update
  * (docs/Training.md), 4 pipelined artifacts: a manifest whose "pipeline"
  * object maps every rank to a stage directory holding an artifact of its
- * own. Optional keys (such as target.device) come without a new version:
- * readers ignore keys they do not know. */
-#define LOOM_ARTIFACT_FORMAT_VERSION 4
+ * own, 5 the "files" object (size and CRC-32 of every file) and, for CPU
+ * programs, the entry's signature (LOOM_SIGNATURE_SUFFIX); the runtime
+ * requires both from 5 on, and loads older artifacts without "files"
+ * unchecked, with a warning. Optional keys (such as target.device) come without
+ * a new version: readers ignore keys they do not know. */
+#define LOOM_ARTIFACT_FORMAT_VERSION 5
 #define LOOM_ARTIFACT_FORMAT_PIPELINE 4
+#define LOOM_ARTIFACT_FORMAT_CHECKSUMS 5
 #define LOOM_ARTIFACT_FORMAT_MIN_VERSION 1
 
 /*===--------------------------------------------------------------------===*/
@@ -85,6 +89,13 @@
 
 /* The entry point a compiled program exports: void loom_entry(void **). */
 #define LOOM_ENTRY_SYMBOL "loom_entry"
+
+/* What a program library exports beside each entry, as ENTRY + this suffix
+ * (loom_entry_signature): a NUL-terminated JSON string of the tensors the
+ * entry was compiled for, which the runtime checks the manifest against
+ * (docs/Artifact.md). */
+#define LOOM_SIGNATURE_SUFFIX "_signature"
+#define LOOM_SIGNATURE_VERSION 1
 
 /* Prefixes of the symbols compiled programs import from the runtime: the
  * collectives (Collectives.h, ABI 3) and the kernels (Kernels.h), which
