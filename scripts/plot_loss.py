@@ -15,18 +15,21 @@ def main(argv=None):
     parser.add_argument("-o", "--output", default="loss.png")
     parser.add_argument("--title", default="")
     args = parser.parse_args(argv)
-    steps, losses = [], []
+    # A restarted run (--max-restarts) repeats the steps after its last
+    # checkpoint: the last record of a step is the one the run kept.
+    by_step = {}
     with open(args.metrics) as f:
         for number, line in enumerate(f, 1):
             if not line.strip():
                 continue
             try:
                 record = json.loads(line)
-                steps.append(int(record["step"]))
-                losses.append(float(record["loss"]))
+                by_step[int(record["step"])] = float(record["loss"])
             except (ValueError, KeyError) as e:
                 sys.exit(f"{args.metrics}:{number}: not a metrics record "
                          f"({e})")
+    steps = sorted(by_step)
+    losses = [by_step[step] for step in steps]
     if not steps:
         sys.exit(f"{args.metrics}: no steps recorded")
     import matplotlib

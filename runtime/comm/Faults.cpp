@@ -1,31 +1,37 @@
 //===- Faults.cpp - The LOOM_TEST_FAULT hook ------------------------------===//
+//
+// Faults are parsed once per process. A fault belongs to one attempt of a
+// job that loomrun --max-restarts relaunches ($LOOM_RESTART_COUNT), so that
+// a test can kill a rank at a different step of every attempt.
+//
+//===----------------------------------------------------------------------===//
 
 #include "comm/Faults.h"
 #include "comm/Comm.h"
+#include "loom/runtime/Launch.h"
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <unistd.h>
+#include <vector>
 
 using namespace loom::rt;
 
 namespace {
 struct Fault {
-  bool enabled = false;
   int rank = 0;
   enum Trigger { Collective, Step, Checkpoint } trigger = Collective;
   int64_t at = 0;
   enum Action { Kill, Exit, Hang, Nan } action = Kill;
+  /// The attempt it applies to; -1 for every attempt.
+  int64_t attempt = 0;
 };
 
-Fault parseFault() {
-  Fault fault;
-  const char *text = std::getenv("LOOM_TEST_FAULT");
-  if (!text || !*text)
-    return fault;
-  std::string spec = text;
+/// One fault ("rank=R,step=S,action=kill[,attempt=A]"); false if malformed.
+bool parseOne(const std::string &spec, Fault &fault) {
   bool haveRank = false, haveTrigger = false, haveAction = false;
+  bool attemptOk = true;
   int triggers = 0;
   size_t start = 0;
   while (start <= spec.size()) {
@@ -54,36 +60,68 @@ Fault parseFault() {
                      : value == "hang" ? Fault::Hang
                      : value == "nan"  ? Fault::Nan
                                        : Fault::Kill;
+    } else if (key == "attempt") {
+      fault.attempt =
+          value == "any" ? -1 : std::strtoll(value.c_str(), &stop, 10);
+      attemptOk = value == "any" ||
+                  (!value.empty() && *stop == '\0' && fault.attempt >= 0);
+    } else {
+      return false;
     }
     start = end + 1;
   }
   // nan only at a step; a checkpoint only kills.
   bool consistent =
       triggers == 1 &&
-      (fault.trigger == Fault::Step) == (fault.action == Fault::Nan) &&
+      (fault.action != Fault::Nan || fault.trigger == Fault::Step) &&
       (fault.trigger != Fault::Checkpoint || fault.action == Fault::Kill);
-  fault.enabled = haveRank && haveTrigger && haveAction && consistent;
-  if (!fault.enabled)
-    std::fprintf(stderr,
-                 "loom: warning: ignoring LOOM_TEST_FAULT='%s' (expected "
-                 "rank=R,collective=K,action=kill|exit|hang, "
-                 "rank=R,step=S,action=nan or rank=R,ckpt=K,action=kill)\n",
-                 text);
-  return fault;
+  return haveRank && haveTrigger && haveAction && attemptOk && consistent;
 }
 
-const Fault &theFault() {
-  static const Fault fault = parseFault();
-  return fault;
+/// The faults of this attempt.
+std::vector<Fault> parseFaults() {
+  std::vector<Fault> faults;
+  const char *text = std::getenv("LOOM_TEST_FAULT");
+  if (!text || !*text)
+    return faults;
+  std::string specs = text;
+  int attempt = launchAttempt();
+  size_t start = 0;
+  while (start <= specs.size()) {
+    size_t end = specs.find(';', start);
+    if (end == std::string::npos)
+      end = specs.size();
+    Fault fault;
+    if (!parseOne(specs.substr(start, end - start), fault)) {
+      std::fprintf(stderr,
+                   "loom: warning: ignoring LOOM_TEST_FAULT='%s' (expected "
+                   "rank=R,collective=K,action=kill|exit|hang, "
+                   "rank=R,step=S,action=nan|kill|exit|hang or "
+                   "rank=R,ckpt=K,action=kill, each with an optional "
+                   "attempt=A|any, separated by ';')\n",
+                   text);
+      return {};
+    }
+    if (fault.attempt < 0 || fault.attempt == attempt)
+      faults.push_back(fault);
+    start = end + 1;
+  }
+  return faults;
 }
 
-} // namespace
+const std::vector<Fault> &theFaults() {
+  static const std::vector<Fault> faults = parseFaults();
+  return faults;
+}
 
-void loom::rt::injectCollectiveFault(int64_t call, int rank) {
-  const Fault &fault = theFault();
-  if (!fault.enabled || fault.trigger != Fault::Collective ||
-      fault.rank != rank || fault.at != call)
-    return;
+const Fault *findFault(Fault::Trigger trigger, int rank, int64_t at) {
+  for (const Fault &fault : theFaults())
+    if (fault.trigger == trigger && fault.rank == rank && fault.at == at)
+      return &fault;
+  return nullptr;
+}
+
+void act(const Fault &fault, int rank) {
   switch (fault.action) {
   case Fault::Kill:
     ::raise(SIGKILL);
@@ -99,14 +137,23 @@ void loom::rt::injectCollectiveFault(int64_t call, int rank) {
   }
 }
 
+} // namespace
+
+void loom::rt::injectCollectiveFault(int64_t call, int rank) {
+  if (const Fault *fault = findFault(Fault::Collective, rank, call))
+    act(*fault, rank);
+}
+
+void loom::rt::injectStepFault(int64_t step, int rank) {
+  if (const Fault *fault = findFault(Fault::Step, rank, step))
+    act(*fault, rank);
+}
+
 bool loom::rt::faultNanAtStep(int rank, int64_t step) {
-  const Fault &fault = theFault();
-  return fault.enabled && fault.trigger == Fault::Step && fault.rank == rank &&
-         fault.at == step;
+  const Fault *fault = findFault(Fault::Step, rank, step);
+  return fault && fault->action == Fault::Nan;
 }
 
 bool loom::rt::faultKillInCheckpoint(int rank, int64_t checkpoint) {
-  const Fault &fault = theFault();
-  return fault.enabled && fault.trigger == Fault::Checkpoint &&
-         fault.rank == rank && fault.at == checkpoint;
+  return findFault(Fault::Checkpoint, rank, checkpoint) != nullptr;
 }

@@ -69,6 +69,13 @@ int loom::rt::launcherWorldSize() {
   return -1;
 }
 
+int loom::rt::launchAttempt() {
+  long attempt = 0;
+  return parsePositive(std::getenv("LOOM_RESTART_COUNT"), attempt)
+             ? static_cast<int>(attempt)
+             : 0;
+}
+
 bool loom::rt::writeRankStatus(int rank, const char *status, int code,
                                std::string_view message, bool orderly) {
   std::string path = statusPath(rank);

@@ -94,7 +94,8 @@ bool ManifestReader::read(const json::Value &root, Manifest &manifest) {
       !readTensors(root, "outputs", false, true, manifest, manifest.outputs))
     return false;
 
-  if (!readUpdates(manifest) || !readTraining(root, manifest))
+  if (!readUpdates(manifest) || !readTraining(root, manifest) ||
+      !readFiles(root, manifest))
     return false;
 
   if (manifest.parameterFile.empty()) {
@@ -128,6 +129,55 @@ bool ManifestReader::checkRelativePath(const std::string &keyPath,
   }
   if (path.find('\0') != std::string::npos)
     return fail("'" + keyPath + "' contains a NUL character");
+  return true;
+}
+
+bool ManifestReader::readFiles(const json::Value &root, Manifest &manifest) {
+  const json::Value *files = member(root, "files", "files", false);
+  bool required = manifest.formatVersion >= LOOM_ARTIFACT_FORMAT_CHECKSUMS;
+  if (!files) {
+    if (required)
+      return fail("missing key 'files': format_version " +
+                  std::to_string(manifest.formatVersion) +
+                  " artifacts list the size and CRC-32 of every file");
+    return true;
+  }
+  if (!files->isObject())
+    return wrongType("files", "an object", *files);
+  manifest.hasFiles = true;
+  for (const json::Member &entry : files->getObject()) {
+    std::string keyPath = "files." + entry.key;
+    if (!checkRelativePath(keyPath, entry.key))
+      return false;
+    if (!entry.value.isObject())
+      return wrongType(keyPath, "an object", entry.value);
+    int64_t bytes = 0, crc = 0;
+    if (!getInteger(entry.value, "bytes", keyPath + ".bytes", bytes) ||
+        !getInteger(entry.value, "crc32", keyPath + ".crc32", crc))
+      return false;
+    if (bytes < 0)
+      return fail("'" + keyPath + ".bytes' is " + std::to_string(bytes) +
+                  "; sizes must not be negative");
+    if (crc < 0 || crc > 0xffffffffll)
+      return fail("'" + keyPath + ".crc32' is " + std::to_string(crc) +
+                  ", which is not a CRC-32 (0 to 4294967295)");
+    manifest.files.push_back(
+        {entry.key, static_cast<uint64_t>(bytes), static_cast<uint32_t>(crc)});
+  }
+  if (!required)
+    return true;
+  // What the loader opens must be among the files it checks.
+  for (const std::string *path : {&manifest.library, &manifest.parameterFile}) {
+    if (path->empty())
+      continue;
+    bool listed = false;
+    for (const ArtifactFile &file : manifest.files)
+      listed = listed || file.path == *path;
+    if (!listed)
+      return fail("'files' does not list " + json::quote(*path) + " (the " +
+                  (path == &manifest.library ? "library" : "parameter_file") +
+                  ")");
+  }
   return true;
 }
 

@@ -103,6 +103,14 @@ struct CollectiveSpec {
   int64_t bytes = 0;
 };
 
+/// One file of the artifact as the manifest's `files` records it
+/// (format_version 5).
+struct ArtifactFile {
+  std::string path;
+  uint64_t bytes = 0;
+  uint32_t crc32 = 0;
+};
+
 struct Manifest {
   int64_t formatVersion = 0;
   int64_t runtimeAbi = 0;
@@ -130,6 +138,10 @@ struct Manifest {
   std::vector<MeshAxis> mesh;
   std::vector<std::vector<int>> groups;
   std::vector<CollectiveSpec> collectives;
+  /// The size and CRC-32 of every file (`files`; required from
+  /// format_version 5, which also requires the program's signature).
+  bool hasFiles = false;
+  std::vector<ArtifactFile> files;
   /// Training artifacts (format_version 3).
   bool hasTraining = false;
   TrainingSpec training;

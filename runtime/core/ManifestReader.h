@@ -110,6 +110,7 @@ private:
                    const std::vector<TensorSpec> &tensors, const char *list,
                    int64_t &index);
   bool readTarget(const json::Value &root, Manifest &manifest);
+  bool readFiles(const json::Value &root, Manifest &manifest);
   bool readMesh(const json::Value &root, Manifest &manifest);
   /// A list of mesh axis names at `keyPath` into `axes`; each axis at most
   /// once, also across `seen` (axes already used by the same tensor).

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "core/Program.h"
+#include "core/ArtifactChecks.h"
 #include "core/Manifest.h"
 #include "loom/runtime/Device.h"
 #include "loom/runtime/Json.h"
@@ -88,7 +89,8 @@ bool mapParameters(loom_program &program, std::string &error,
     return true;
   std::string path = joinPath(program.artifactDir, manifest.parameterFile);
   status = LOOM_ERROR_IO;
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: a FIFO in its place must not block the open.
+  int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) {
     error = "cannot open parameter file '" + path + "': " + errnoMessage(errno);
     return false;
@@ -399,16 +401,22 @@ extern "C" loom_program *loom_program_load_with_flags(const char *artifactDir,
   program->parameterBlocks.resize(manifest.parameters.size());
   if (flags & LOOM_LOAD_MANIFEST_ONLY) {
     if ((flags & LOOM_LOAD_PARAMETERS) &&
-        !mapParameters(*program, error, status))
+        (!checkArtifactFiles(manifest, dir, &manifest.parameterFile, error,
+                             status) ||
+         !mapParameters(*program, error, status)))
       return fail(program, error, err, errLen);
     return program;
   }
 
-  // The device checks the target before anything is mapped or loaded.
+  // Every file is checked before any is mapped or loaded, the device checks
+  // the target before anything is, and the program's signature is checked
+  // before anything runs.
   ExecutableParams params(*program);
-  if (!openDevice(*program, params.params, error) ||
+  if (!checkArtifactFiles(manifest, dir, nullptr, error, status) ||
+      !openDevice(*program, params.params, error) ||
       !mapParameters(*program, error, status) ||
-      !loadExecutable(*program, params.params, error))
+      !loadExecutable(*program, params.params, error) ||
+      !checkProgramSignature(*program, error, status))
     return fail(program, error, err, errLen);
   // Training state, and zeros the file does not hold, live in owned blocks.
   bool anyZeros = false;

@@ -534,28 +534,17 @@ bool loom::rt::parseNpy(const void *data, size_t size,
 
 bool loom::rt::readNpy(const std::string &path, NpyArray &array,
                        std::string &error) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    error = "cannot read '" + path + "': " + errnoMessage(errno);
+  // Regular files only: a FIFO may never deliver, a device never end.
+  uint64_t fileSize = 0;
+  int fd = openRegularFile(path, fileSize, error, "read");
+  if (fd < 0)
     return false;
-  }
   struct FdCloser {
     int fd;
     ~FdCloser() { ::close(fd); }
   } closer{fd};
 
-  struct stat st;
-  if (::fstat(fd, &st) != 0) {
-    error = "cannot read '" + path + "': " + errnoMessage(errno);
-    return false;
-  }
-  if (S_ISDIR(st.st_mode)) {
-    error = "cannot read '" + path + "': " + errnoMessage(EISDIR);
-    return false;
-  }
-
-  // The preamble first, then the header it announces, then the data; pipes
-  // work as well as regular files.
+  // The preamble first, then the header it announces, then the data.
   std::string prefix(12, '\0');
   size_t got = 0;
   int err = 0;
@@ -585,15 +574,12 @@ bool loom::rt::readNpy(const std::string &path, NpyArray &array,
   // Bytes of data already read with the preamble (a header shorter than the
   // preamble buffer is malformed but possible).
   size_t already = prefix.size() - header.dataOffset;
-  if (S_ISREG(st.st_mode)) {
-    // Refuse before allocating what the header claims.
-    uint64_t fileSize = static_cast<uint64_t>(st.st_size);
-    size_t available =
-        fileSize > header.dataOffset ? fileSize - header.dataOffset : 0;
-    if (available < header.dataBytes) {
-      error = truncatedMessage(path, header, available);
-      return false;
-    }
+  // Refuse before allocating what the header claims.
+  size_t available =
+      fileSize > header.dataOffset ? fileSize - header.dataOffset : 0;
+  if (available < header.dataBytes) {
+    error = truncatedMessage(path, header, available);
+    return false;
   }
   if (!array.data.allocate(header.dataBytes)) {
     error = "cannot allocate " + std::to_string(header.dataBytes) +

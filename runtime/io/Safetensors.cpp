@@ -1,4 +1,4 @@
-//===- Safetensors.cpp - safetensors files and CRC-32 ---------------------===//
+//===- Safetensors.cpp - safetensors files --------------------------------===//
 
 #include "loom/runtime/Safetensors.h"
 #include "loom/runtime/Json.h"
@@ -10,26 +10,6 @@
 #include <unistd.h>
 
 using namespace loom::rt;
-
-uint32_t loom::rt::crc32(uint32_t crc, const void *data, size_t size) {
-  static const auto table = [] {
-    struct Table {
-      uint32_t entries[256];
-    } t;
-    for (uint32_t i = 0; i < 256; ++i) {
-      uint32_t c = i;
-      for (int k = 0; k < 8; ++k)
-        c = c & 1 ? 0xEDB88320u ^ (c >> 1) : c >> 1;
-      t.entries[i] = c;
-    }
-    return t;
-  }();
-  const auto *bytes = static_cast<const unsigned char *>(data);
-  crc = ~crc;
-  for (size_t i = 0; i < size; ++i)
-    crc = table.entries[(crc ^ bytes[i]) & 0xff] ^ (crc >> 8);
-  return ~crc;
-}
 
 namespace {
 struct DtypeName {

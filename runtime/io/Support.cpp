@@ -1,6 +1,7 @@
 //===- Support.cpp - Small utilities of the Loom runtime ------------------===//
 
 #include "loom/runtime/Support.h"
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -272,41 +273,76 @@ bool loom::rt::writeAll(int fd, const void *data, size_t size, int &err) {
   return true;
 }
 
-bool loom::rt::readFileToString(const std::string &path, size_t maxSize,
-                                std::string &contents, std::string &error) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+int loom::rt::openRegularFile(const std::string &path, uint64_t &size,
+                              std::string &error, const char *verb) {
+  // O_NONBLOCK: opening a FIFO without a writer would wait for one.
+  int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) {
-    error = "cannot open '" + path + "': " + errnoMessage(errno);
-    return false;
+    error = std::string("cannot ") + verb + " '" + path +
+            "': " + errnoMessage(errno);
+    return -1;
   }
   struct stat st;
   if (::fstat(fd, &st) != 0) {
     error = "cannot read '" + path + "': " + errnoMessage(errno);
     ::close(fd);
-    return false;
+    return -1;
   }
   if (!S_ISREG(st.st_mode)) {
-    error = "cannot read '" + path + "': not a regular file";
+    error = S_ISDIR(st.st_mode)
+                ? "cannot read '" + path + "': " + errnoMessage(EISDIR)
+                : "'" + path + "' is not a regular file";
     ::close(fd);
-    return false;
+    return -1;
   }
-  if (static_cast<uint64_t>(st.st_size) > maxSize) {
-    error = "'" + path + "' is " + std::to_string(st.st_size) +
+  int flags = ::fcntl(fd, F_GETFL);
+  if (flags >= 0)
+    ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+  size = static_cast<uint64_t>(st.st_size);
+  return fd;
+}
+
+bool loom::rt::readFileToString(const std::string &path, size_t maxSize,
+                                std::string &contents, std::string &error) {
+  uint64_t size = 0;
+  int fd = openRegularFile(path, size, error);
+  if (fd < 0)
+    return false;
+  if (size > maxSize) {
+    error = "'" + path + "' is " + std::to_string(size) +
             " bytes, more than the limit of " + std::to_string(maxSize);
     ::close(fd);
     return false;
   }
-  contents.resize(static_cast<size_t>(st.st_size));
-  size_t got = 0;
+  // /proc and /sys files report a size of 0 and hold more: those are read
+  // to their end, up to the limit.
+  bool sized = size != 0;
+  contents.resize(sized            ? static_cast<size_t>(size)
+                  : maxSize < 4096 ? maxSize + 1
+                                   : 4096);
+  size_t have = 0, got = 0;
   int err = 0;
-  bool ok = readFull(fd, contents.data(), contents.size(), got, err);
+  bool ok = true;
+  while ((ok = readFull(fd, contents.data() + have, contents.size() - have, got,
+                        err))) {
+    have += got;
+    if (sized || have < contents.size())
+      break;
+    if (contents.size() > maxSize) {
+      error = "'" + path + "' is more than the limit of " +
+              std::to_string(maxSize) + " bytes";
+      ::close(fd);
+      return false;
+    }
+    contents.resize(std::min(contents.size() * 2, maxSize + 1));
+  }
   ::close(fd);
   if (!ok) {
     error = "cannot read '" + path + "': " + errnoMessage(err);
     return false;
   }
   // The file may have shrunk since fstat; what was read is what it holds.
-  contents.resize(got);
+  contents.resize(have);
   return true;
 }
 

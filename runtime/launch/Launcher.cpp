@@ -3,27 +3,31 @@
 // The launcher runs the ranks under mpirun with a status directory
 // (LOOM_STATUS_DIR) that each rank fills (Launch.h); when mpirun returns it
 // waits briefly for ranks still dying, then names those that failed first,
-// not those the teardown stopped. SIGINT and SIGTERM go on to mpirun, which
-// ends the ranks gently.
+// not those the teardown stopped (RankStatus.h). SIGINT, SIGTERM and SIGHUP
+// go on to mpirun, which ends the ranks gently; mpirun gets SIGTERM too if
+// the launcher itself is killed, so that no rank outlives it. A failed
+// attempt is started again while restarts are left, each in a fresh status
+// directory.
 //
 //===----------------------------------------------------------------------===//
 
 #include "loom/runtime/Launcher.h"
-#include "loom/runtime/Json.h"
+#include "launch/RankStatus.h"
 #include "loom/runtime/Support.h"
-#include <algorithm>
 #include <cerrno>
-#include <chrono>
 #include <climits>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <dirent.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 using namespace loom::rt;
+using namespace loom::rt::launch;
 
 namespace {
 
@@ -66,175 +70,109 @@ void removeStatusDir(const std::string &dir) {
   ::rmdir(dir.c_str());
 }
 
-struct RankReport {
-  /// The rank reached main (rank<R>.started, holding its pid).
-  bool started = false;
-  pid_t pid = 0;
-  bool present = false;
-  std::string status;
-  int64_t code = 0;
-  std::string message;
-  bool orderly = false;
-  /// The pipeline stage the rank runs (rank<R>.stage), or -1.
-  int64_t stage = -1;
+/// What one attempt left: mpirun's status and every rank's report.
+struct Attempt {
+  int status = 0;
+  std::vector<RankReport> reports;
+
+  bool succeeded() const {
+    for (const RankReport &report : reports)
+      if (!report.present || report.status != "ok")
+        return false;
+    return status == 0;
+  }
 };
 
-RankReport readRankReport(const std::string &dir, int64_t rank) {
-  RankReport report;
-  std::string base = joinPath(dir, "rank" + std::to_string(rank));
-  std::string text, message;
-  if (readFileToString(base + ".started", 64, text, message)) {
-    report.started = true;
-    report.pid = static_cast<pid_t>(std::atol(text.c_str()));
+/// Runs mpirun once. Returns "" or the message of a failure to start it.
+std::string runAttempt(const std::string &mpirun, const std::string &self,
+                       const Options &options,
+                       const std::vector<std::string> &arguments,
+                       int64_t attempt, Attempt &result) {
+  const char *tmp = std::getenv("TMPDIR");
+  std::string statusDir =
+      joinPath(tmp && *tmp ? tmp : "/tmp", "loomrun-status-XXXXXX");
+  if (!::mkdtemp(statusDir.data()))
+    return "cannot create a status directory in '" +
+           std::string(tmp && *tmp ? tmp : "/tmp") +
+           "': " + errnoMessage(errno);
+  ::setenv("LOOM_STATUS_DIR", statusDir.c_str(), 1);
+  ::setenv("LOOM_RESTART_COUNT", std::to_string(attempt).c_str(), 1);
+  // Ranks see mpirun's pseudo-terminal; progress lines follow ours.
+  ::setenv("LOOM_PROGRESS_TTY", ::isatty(STDOUT_FILENO) ? "1" : "0", 1);
+
+  std::vector<std::string> args = {mpirun};
+  if (::geteuid() == 0)
+    args.push_back("--allow-run-as-root");
+  long cpus = ::sysconf(_SC_NPROCESSORS_ONLN);
+  if (cpus > 0 && options.ranks > cpus)
+    args.push_back("--oversubscribe");
+  // -q: the launcher names the failed ranks itself; --bind-to none: each rank
+  // runs a thread pool of its own.
+  for (const char *arg :
+       {"-q", "--bind-to", "none", "-x", "LOOM_STATUS_DIR", "-x",
+        "LOOM_PROGRESS_TTY", "-x", "LOOM_RESTART_COUNT"})
+    args.push_back(arg);
+  args.push_back("-np");
+  args.push_back(std::to_string(options.ranks));
+  args.push_back(self);
+  for (const std::string &arg : arguments)
+    args.push_back(arg);
+  std::vector<char *> argvOut;
+  for (std::string &arg : args)
+    argvOut.push_back(arg.data());
+  argvOut.push_back(nullptr);
+
+  std::fflush(stdout);
+  std::fflush(stderr);
+  pid_t parent = ::getpid();
+  pid_t child = ::fork();
+  if (child < 0) {
+    int err = errno;
+    removeStatusDir(statusDir);
+    return "cannot start mpirun: " + errnoMessage(err);
   }
-  if (readFileToString(base + ".stage", 64, text, message) && !text.empty())
-    report.stage = std::atoll(text.c_str());
-  if (!readFileToString(joinPath(dir, "rank" + std::to_string(rank) + ".json"),
-                        1 << 20, text, message))
-    return report;
-  json::Value value;
-  json::ParseError parseError;
-  if (!json::parse(text, value, parseError) || !value.isObject())
-    return report;
-  report.present = true;
-  if (const json::Value *status = value.find("status"))
-    report.status = status->isString() ? status->getString() : "";
-  if (const json::Value *code = value.find("code"))
-    report.code = code->isInteger() ? code->getInteger() : 0;
-  if (const json::Value *text = value.find("message"))
-    report.message = text->isString() ? text->getString() : "";
-  if (const json::Value *orderly = value.find("orderly"))
-    report.orderly = orderly->isBool() && orderly->getBool();
-  return report;
+  if (child == 0) {
+    ::signal(SIGINT, SIG_DFL);
+    ::signal(SIGTERM, SIG_DFL);
+    ::signal(SIGHUP, SIG_DFL);
+    // A launcher killed outright (SIGKILL) must not leave the job running:
+    // mpirun then ends the ranks as on SIGTERM.
+    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (::getppid() != parent)
+      ::_exit(1);
+    ::execv(argvOut[0], argvOut.data());
+    std::fprintf(stderr, "%s: error: cannot run '%s': %s\n",
+                 options.name.c_str(), argvOut[0], std::strerror(errno));
+    ::_exit(127);
+  }
+  launcherChild = child;
+  // A signal that came before launcherChild was set was not forwarded.
+  if (launcherSignal)
+    ::kill(child, launcherSignal);
+  int status = 0;
+  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  launcherChild = 0;
+  waitForRanks(statusDir, options.ranks, self);
+  result.status = WIFEXITED(status)     ? WEXITSTATUS(status)
+                  : WIFSIGNALED(status) ? 128 + WTERMSIG(status)
+                                        : 1;
+  result.reports = readRankReports(statusDir, options.ranks);
+  removeStatusDir(statusDir);
+  return "";
 }
 
-/// Whether `pid` is a live process running the rank executable `self` (not
-/// a zombie, not a recycled pid).
-bool isLiveRank(pid_t pid, const std::string &self) {
-  if (pid <= 0)
-    return false;
-  std::string proc = "/proc/" + std::to_string(pid);
-  char exe[PATH_MAX];
-  ssize_t length = ::readlink((proc + "/exe").c_str(), exe, sizeof(exe) - 1);
-  if (length <= 0 || std::string(exe, static_cast<size_t>(length)) != self)
-    return false;
-  std::string stat, message;
-  if (!readFileToString(proc + "/stat", 4096, stat, message))
-    return false;
-  size_t close = stat.rfind(')');
-  return close != std::string::npos && close + 2 < stat.size() &&
-         stat[close + 2] != 'Z';
-}
-
-/// mpirun may return while the ranks it tore down are still dying: wait
-/// (a few seconds at most) until every rank that started has reported or
-/// is gone, so that the report is complete and no rank outlives the
-/// launcher.
-void waitForRanks(const std::string &dir, int64_t ranks,
-                  const std::string &exe) {
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-  for (int64_t r = 0; r < ranks; ++r) {
-    RankReport report = readRankReport(dir, r);
-    while (report.started && !report.present && isLiveRank(report.pid, exe)) {
-      if (std::chrono::steady_clock::now() > deadline) {
-        ::kill(report.pid, SIGKILL);
-        break;
-      }
-      ::usleep(20000);
-      report = readRankReport(dir, r);
-    }
+/// Sleeps `seconds` unless a signal comes first.
+void pause(double seconds) {
+  struct timespec until;
+  ::clock_gettime(CLOCK_MONOTONIC, &until);
+  int64_t ns =
+      static_cast<int64_t>(until.tv_nsec) + static_cast<int64_t>(seconds * 1e9);
+  until.tv_sec += static_cast<time_t>(ns / 1000000000);
+  until.tv_nsec = static_cast<long>(ns % 1000000000);
+  while (!launcherSignal && ::clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME,
+                                              &until, nullptr) == EINTR) {
   }
-}
-
-/// Names the ranks that failed: those that died or reported an error
-/// first, not those the teardown terminated or stopped before they started.
-void reportFailedRanks(const std::string &dir, int64_t ranks, int exitCode,
-                       const char *name) {
-  std::vector<RankReport> reports;
-  bool anyStarted = false, anyOrderly = false, allTimeouts = true;
-  std::vector<bool> loud;
-  for (int64_t r = 0; r < ranks; ++r) {
-    reports.push_back(readRankReport(dir, r));
-    const RankReport &report = reports.back();
-    anyStarted = anyStarted || report.started || report.present;
-    anyOrderly = anyOrderly || (report.status == "error" && report.orderly);
-    bool died = !report.present && report.started;
-    bool failed = report.status == "error" && !report.orderly;
-    loud.push_back(died || failed);
-    if (loud.back() &&
-        report.message.find("did not complete within") == std::string::npos)
-      allTimeouts = false;
-  }
-  bool anyLoud = std::find(loud.begin(), loud.end(), true) != loud.end();
-  if (!anyStarted) {
-    std::fprintf(stderr,
-                 "%s: error: mpirun exited with code %d before any rank "
-                 "started\n",
-                 name, exitCode);
-    return;
-  }
-  if (!anyLoud && anyOrderly)
-    return; // the ranks agreed to fail and one printed why
-
-  // "3", or "3 (pipeline stage 1)".
-  auto label = [&](int64_t r) {
-    std::string text = std::to_string(r);
-    if (reports[r].stage >= 0)
-      text += " (pipeline stage " + std::to_string(reports[r].stage) + ")";
-    return text;
-  };
-  // Ranks that failed alike share a line ("ranks 0, 1 failed ...").
-  bool printed = false;
-  std::vector<bool> done(reports.size(), false);
-  for (int64_t r = 0; r < ranks; ++r) {
-    if (!loud[r] || done[r])
-      continue;
-    const RankReport &report = reports[r];
-    std::string who = label(r);
-    bool several = false;
-    for (int64_t other = r + 1; other < ranks; ++other) {
-      const RankReport &next = reports[other];
-      if (loud[other] && next.present == report.present &&
-          next.code == report.code && next.message == report.message) {
-        who += ", " + label(other);
-        done[other] = true;
-        several = true;
-      }
-    }
-    const char *noun = several ? "ranks" : "rank";
-    if (!report.present)
-      std::fprintf(stderr,
-                   "%s: error: %s %s %s killed (no exit status: "
-                   "SIGKILL or crash)\n",
-                   name, noun, who.c_str(), several ? "were" : "was");
-    else
-      std::fprintf(stderr, "%s: error: %s %s failed with exit code %lld: %s\n",
-                   name, noun, who.c_str(), static_cast<long long>(report.code),
-                   report.message.c_str());
-    printed = true;
-  }
-  // A rank the others timed out waiting for is a suspect; with no failure
-  // at all, whatever stopped the ranks is all there is to say.
-  for (int64_t r = 0; r < ranks; ++r) {
-    const RankReport &report = reports[r];
-    if (report.status == "terminated" && !anyLoud)
-      std::fprintf(stderr, "%s: error: rank %s was terminated\n", name,
-                   label(r).c_str());
-    else if (report.status == "terminated" && allTimeouts)
-      std::fprintf(stderr,
-                   "%s: error: rank %s was terminated while the others "
-                   "waited for it (it may have hung)\n",
-                   name, label(r).c_str());
-    else if (!report.started && !report.present && !anyLoud)
-      std::fprintf(stderr, "%s: error: rank %s did not start\n", name,
-                   label(r).c_str());
-    else
-      continue;
-    printed = true;
-  }
-  if (!printed)
-    std::fprintf(stderr, "%s: error: mpirun exited with code %d\n", name,
-                 exitCode);
 }
 
 } // namespace
@@ -289,86 +227,59 @@ int loom::rt::launch::run(const launch::Options &options) {
                  "': " + errnoMessage(errno));
   }
 
-  std::string statusDir;
-  const char *tmp = std::getenv("TMPDIR");
-  std::string pattern =
-      joinPath(tmp && *tmp ? tmp : "/tmp", "loomrun-status-XXXXXX");
-  if (!::mkdtemp(pattern.data()))
-    return error("cannot create a status directory in '" +
-                 std::string(tmp && *tmp ? tmp : "/tmp") +
-                 "': " + errnoMessage(errno));
-  statusDir = pattern;
-  ::setenv("LOOM_STATUS_DIR", statusDir.c_str(), 1);
-  // Ranks see mpirun's pseudo-terminal; progress lines follow ours.
-  ::setenv("LOOM_PROGRESS_TTY", ::isatty(STDOUT_FILENO) ? "1" : "0", 1);
-
-  std::vector<std::string> args = {mpirun};
-  if (::geteuid() == 0)
-    args.push_back("--allow-run-as-root");
-  long cpus = ::sysconf(_SC_NPROCESSORS_ONLN);
-  if (cpus > 0 && options.ranks > cpus)
-    args.push_back("--oversubscribe");
-  // -q: the launcher names the failed ranks itself; --bind-to none: each rank
-  // runs a thread pool of its own.
-  for (const char *arg : {"-q", "--bind-to", "none", "-x", "LOOM_STATUS_DIR",
-                          "-x", "LOOM_PROGRESS_TTY"})
-    args.push_back(arg);
-  args.push_back("-np");
-  args.push_back(std::to_string(options.ranks));
-  args.push_back(self);
-  for (const std::string &arg : options.arguments)
-    args.push_back(arg);
-  std::vector<char *> argvOut;
-  for (std::string &arg : args)
-    argvOut.push_back(arg.data());
-  argvOut.push_back(nullptr);
-
   struct sigaction action = {};
   action.sa_handler = forwardSignal;
   sigemptyset(&action.sa_mask);
-  ::sigaction(SIGINT, &action, nullptr);
-  ::sigaction(SIGTERM, &action, nullptr);
-  std::fflush(stdout);
-  std::fflush(stderr);
-  pid_t child = ::fork();
-  if (child < 0) {
-    int err = errno;
-    removeStatusDir(statusDir);
-    return error("cannot start mpirun: " + errnoMessage(err));
-  }
-  if (child == 0) {
-    ::signal(SIGINT, SIG_DFL);
-    ::signal(SIGTERM, SIG_DFL);
-    ::execv(argvOut[0], argvOut.data());
-    std::fprintf(stderr, "%s: error: cannot run '%s': %s\n", name, argvOut[0],
-                 std::strerror(errno));
-    ::_exit(127);
-  }
-  launcherChild = child;
-  int status = 0;
-  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
-  }
-  launcherChild = 0;
-  waitForRanks(statusDir, options.ranks, self);
-  int code = WIFEXITED(status)     ? WEXITSTATUS(status)
-             : WIFSIGNALED(status) ? 128 + WTERMSIG(status)
-                                   : 1;
-  bool allOk = true;
-  for (int64_t r = 0; r < options.ranks; ++r) {
-    RankReport report = readRankReport(statusDir, r);
-    allOk = allOk && report.present && report.status == "ok";
-  }
-  if (launcherSignal) {
+  for (int signal : {SIGINT, SIGTERM, SIGHUP})
+    ::sigaction(signal, &action, nullptr);
+  auto interrupted = [&]() {
     std::fprintf(stderr,
-                 "%s: error: interrupted (%s); the ranks were "
-                 "stopped\n",
-                 name, launcherSignal == SIGINT ? "SIGINT" : "SIGTERM");
-    code = 128 + launcherSignal;
-  } else if (code != 0 || !allOk) {
-    reportFailedRanks(statusDir, options.ranks, code, name);
-    if (code == 0)
-      code = 1;
+                 "%s: error: interrupted (%s); the ranks were stopped\n", name,
+                 signalName(launcherSignal).c_str());
+    return interruptedStatus(launcherSignal);
+  };
+
+  for (int64_t attempt = 0;; ++attempt) {
+    const std::vector<std::string> &arguments =
+        attempt > 0 && !options.restartArguments.empty()
+            ? options.restartArguments
+            : options.arguments;
+    Attempt result;
+    if (std::string problem =
+            runAttempt(mpirun, self, options, arguments, attempt, result);
+        !problem.empty())
+      return error(problem);
+    if (launcherSignal)
+      return interrupted();
+    if (result.succeeded())
+      return 0;
+    Failure failure = describeFailure(result.reports, result.status);
+    if (!failure.transient || attempt >= options.maxRestarts) {
+      for (const std::string &line : failure.lines)
+        std::fprintf(stderr, "%s: error: %s\n", name, line.c_str());
+      if (options.maxRestarts > 0 && attempt >= options.maxRestarts)
+        std::fprintf(stderr,
+                     "%s: error: giving up after %lld restart%s "
+                     "(--max-restarts=%lld)\n",
+                     name, static_cast<long long>(attempt),
+                     attempt == 1 ? "" : "s",
+                     static_cast<long long>(options.maxRestarts));
+      else if (options.maxRestarts > 0 && failure.lines.empty())
+        std::fprintf(stderr, "%s: error: not restarting: %s\n", name,
+                     failure.summary.c_str());
+      return 1;
+    }
+    std::string progress = options.progress ? options.progress() : "";
+    std::string from = options.resumePoint ? options.resumePoint() : "";
+    std::fprintf(stderr, "%s: %s%s; restart %lld of %lld%s\n", name,
+                 failure.summary.c_str(),
+                 progress.empty() ? "" : (" " + progress).c_str(),
+                 static_cast<long long>(attempt + 1),
+                 static_cast<long long>(options.maxRestarts),
+                 from.empty() ? "" : (" from " + from).c_str());
+    std::fflush(stderr);
+    pause(options.restartDelay);
+    if (launcherSignal)
+      return interrupted();
   }
-  removeStatusDir(statusDir);
-  return code;
 }

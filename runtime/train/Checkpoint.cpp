@@ -3,6 +3,7 @@
 #include "loom/runtime/Checkpoint.h"
 #include "comm/Layout.h"
 #include "loom/runtime/Support.h"
+#include "train/CheckpointFiles.h"
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
@@ -430,7 +431,7 @@ void checkpoint::syncDirectory(const std::string &dir) {
 bool checkpoint::writeFileAtomically(const std::string &path,
                                      const std::string &text,
                                      std::string &error) {
-  std::string temp = path + ".tmp";
+  std::string temp = train::temporaryPath(path);
   int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
   if (fd < 0) {
     error = "cannot write '" + path + "': " + errnoMessage(errno);

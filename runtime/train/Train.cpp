@@ -6,7 +6,8 @@
 // all-reduce of a "finite" flag per step, so that every rank applies or
 // skips the same updates. Applying an update swaps the parameter's buffer
 // with its update output's: no copy, and the old buffer receives the next
-// step's update.
+// step's update. A checkpoint due after a step is started (TrainSave.cpp)
+// before the step's progress line.
 //
 //===----------------------------------------------------------------------===//
 
@@ -44,12 +45,13 @@ std::string formatFloat(const char *format, double value) {
 int Trainer::run() {
   if (!hooks.agree(prepare()))
     return 1;
-  if (!hooks.agree(prepareCheckpoints()))
+  if (!hooks.agree(prepareCheckpoints()) || !hooks.agree(prepareSnapshot()))
     return 1;
   std::string problem;
   if (rank == 0 && !options.metrics.empty()) {
-    // A resumed run continues the metrics of the run it resumes.
-    metrics = std::fopen(options.metrics.c_str(), firstStep > 0 ? "ae" : "we");
+    // A resumed or restarted run continues the metrics of the run before.
+    bool append = firstStep > 0 || launchAttempt() > 0;
+    metrics = std::fopen(options.metrics.c_str(), append ? "ae" : "we");
     if (!metrics)
       problem = "cannot write metrics file '" + options.metrics +
                 "': " + errnoMessage(errno);
@@ -68,15 +70,12 @@ int Trainer::run() {
                 static_cast<long long>(firstStep),
                 static_cast<long long>(options.steps));
 
-  for (int64_t s = firstStep; s < options.steps; ++s) {
+  for (int64_t s = firstStep; s < options.steps; ++s)
     if (!step(s))
       return 1;
-    int64_t done = s + 1;
-    bool due = (options.ckptEvery > 0 && done % options.ckptEvery == 0) ||
-               done == options.steps;
-    if (!options.ckptDir.empty() && due && !saveCheckpoint(done))
-      return 1;
-  }
+  // The last checkpoint is complete before the job says it is done.
+  if (!finishPending(/*wait=*/true))
+    return 1;
   if (rank == 0) {
     if (tty && firstStep < options.steps)
       std::printf("\n");
@@ -140,6 +139,7 @@ std::string Trainer::prepare() {
 
 bool Trainer::step(int64_t s) {
   double start = now();
+  injectStepFault(s + 1, rank);
   loader.fill(s, seed, batches);
   char message[1024];
   std::vector<const void *> pointers(manifest.inputs.size());
@@ -212,6 +212,7 @@ bool Trainer::step(int64_t s) {
       const TensorSpec &parameter = manifest.parameters[i];
       if (parameter.updateOutput >= 0) {
         swapParameter(*program, i, outputs[parameter.updateOutput]);
+        keepLentBuffer(i, outputs[parameter.updateOutput]);
         outputPointers[parameter.updateOutput] =
             outputs[parameter.updateOutput].data();
       }
@@ -229,6 +230,9 @@ bool Trainer::step(int64_t s) {
     hooks.failHere("step " + std::to_string(s + 1) + ": " + error);
     return false;
   }
+  // Before the progress line, which reports the checkpoint's stall.
+  if (!checkpointAfter(s + 1))
+    return false;
   progress(s + 1, loss, gradNorm, lr, seconds, !finite, sample, stages);
   return true;
 }
@@ -273,6 +277,9 @@ void Trainer::progress(int64_t done, float loss, float gradNorm, double lr,
       line.endArray();
     }
     line.key("skipped").boolean(skipped);
+    // The time training waited for checkpoints after this step.
+    if (ckptSeconds >= 0)
+      line.key("ckpt_s").number(ckptSeconds);
     line.endObject();
     std::string text = line.take() + "\n";
     // Flushed per line, so that the metrics of a job that died are there.

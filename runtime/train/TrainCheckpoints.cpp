@@ -1,40 +1,29 @@
 //===- TrainCheckpoints.cpp - Checkpoints of `loomrun --train` ------------===//
 //
-// Each rank writes the blocks of the state tensors it holds the canonical
-// copy of (rank-NNNNN.safetensors), then rank 0 writes the manifest that
-// lists every tensor and where its blocks are; a resumed run reads whole
-// tensors back and keeps its own blocks, whatever mesh wrote them. In a
-// pipelined run each stage's ranks write their stage's tensors, and rank 0
-// lists the tensors of every stage (from the stages' manifests), so the
-// checkpoint is the same as an unpipelined run's and either resumes the
-// other.
+// Resuming from checkpoints, and their manifest (TrainSave.cpp writes
+// them). Each rank writes the blocks of the state tensors it holds the
+// canonical copy of (rank-NNNNN.safetensors), then rank 0 writes the
+// manifest that lists every tensor and where its blocks are; a resumed run
+// reads whole tensors back and keeps its own blocks, whatever mesh wrote
+// them. In a pipelined run each stage's ranks write their stage's tensors,
+// and rank 0 lists the tensors of every stage (from the stages'
+// manifests), so the checkpoint is the same as an unpipelined run's and
+// either resumes the other.
 //
 //===----------------------------------------------------------------------===//
 
-#include "comm/Faults.h"
 #include "comm/Layout.h"
 #include "loom/runtime/Checkpoint.h"
 #include "loom/runtime/Json.h"
 #include "loom/runtime/Safetensors.h"
 #include "loom/runtime/Support.h"
 #include "train/Trainer.h"
-#include <cerrno>
-#include <csignal>
 #include <cstdio>
-#include <fcntl.h>
 #include <set>
 #include <sys/stat.h>
-#include <unistd.h>
 
 using namespace loom::rt;
 using namespace loom::rt::train;
-
-namespace {
-[[noreturn]] void killSelf() {
-  ::raise(SIGKILL);
-  ::_exit(137);
-}
-} // namespace
 
 bool Trainer::holdsCanonical(const TensorSpec &parameter, int64_t r) const {
   std::vector<int64_t> sizes = manifest.meshSizes();
@@ -88,6 +77,14 @@ std::string Trainer::prepareCheckpoints() {
   if (std::string error = loadStageManifests(); !error.empty())
     return error;
   const std::string &root = options.ckptDir;
+  // Before anything looks at the directory: one job at a time in it.
+  if (rank == 0) {
+    std::string error, warning;
+    if (!ckptLock.acquire(root, error, warning))
+      return error;
+    if (!warning.empty())
+      std::fprintf(stderr, "loomrun: warning: %s\n", warning.c_str());
+  }
   std::string latest = checkpoint::findLatest(root);
   if (!options.resume) {
     struct stat st;
@@ -199,97 +196,9 @@ std::string Trainer::resumeFrom(const std::string &checkpointDir) {
   return "";
 }
 
-bool Trainer::saveCheckpoint(int64_t done) {
-  std::string root = options.ckptDir;
-  std::string name = checkpoint::stepName(done);
-  std::string dir = joinPath(root, name);
-  std::string problem;
-  if (rank == 0) {
-    std::string error;
-    if (!makeDirectories(dir, error))
-      problem = "cannot create checkpoint directory '" + dir + "': " + error;
-    // A checkpoint being rewritten is incomplete until its new manifest.
-    std::string manifestPath = joinPath(dir, "manifest.json");
-    if (problem.empty() && ::unlink(manifestPath.c_str()) == 0)
-      checkpoint::syncDirectory(dir);
-  }
-  if (!hooks.agree(problem))
-    return false;
-
-  // This rank's blocks of the state tensors it holds the canonical copy of.
-  std::vector<safetensors::Tensor> mine;
-  for (size_t i = 0; i < manifest.parameters.size(); ++i) {
-    const TensorSpec &parameter = manifest.parameters[i];
-    if (!isStateTensor(parameter) || !holdsCanonical(parameter, rank))
-      continue;
-    mine.push_back({parameter.name, parameter.dtype, parameter.shape,
-                    loom_program_parameter_data(program, i)});
-  }
-  char fileName[64];
-  std::snprintf(fileName, sizeof(fileName), "rank-%05d.safetensors", rank);
-  uint64_t fileSize = 0;
-  uint32_t crc = 0;
-  if (!mine.empty()) {
-    std::string path = joinPath(dir, fileName);
-    std::string temp = joinPath(dir, std::string(".") + fileName + ".tmp");
-    safetensors::Metadata metadata = {{"format", "loom-checkpoint-shard"},
-                                      {"rank", std::to_string(rank)},
-                                      {"step", std::to_string(done)}};
-    int fd =
-        ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-    if (fd < 0) {
-      problem = "cannot write '" + path + "': " + errnoMessage(errno);
-    } else {
-      bool kill = faultKillInCheckpoint(rank, checkpointsWritten);
-      bool ok = safetensors::write(fd, path, mine, metadata, fileSize, crc,
-                                   problem, kill ? killSelf : nullptr);
-      if (ok && ::fsync(fd) != 0) {
-        problem = "cannot write '" + path + "': " + errnoMessage(errno);
-        ok = false;
-      }
-      if (::close(fd) != 0 && ok) {
-        problem = "cannot write '" + path + "': " + errnoMessage(errno);
-        ok = false;
-      }
-      if (ok && ::rename(temp.c_str(), path.c_str()) != 0) {
-        problem =
-            "cannot move '" + temp + "' into place: " + errnoMessage(errno);
-        ok = false;
-      }
-      if (!ok)
-        ::unlink(temp.c_str());
-    }
-  }
-  // Every shard is in place before the manifest names it.
-  if (!hooks.agree(problem))
-    return false;
-  std::vector<int64_t> table(2 * static_cast<size_t>(size), 0);
-  if (!mine.empty()) {
-    table[2 * rank] = static_cast<int64_t>(fileSize) + 1;
-    table[2 * rank + 1] = crc;
-  }
-  char message[1024];
-  if (size > 1 &&
-      loom_comm_all_reduce(comm, table.data(), table.data(), table.size(),
-                           LOOM_DTYPE_INT64, LOOM_REDUCE_SUM, message,
-                           sizeof(message)) != LOOM_OK) {
-    hooks.failHere(std::string("cannot gather the checkpoint's shards: ") +
-                   message);
-    return false;
-  }
-  if (rank == 0) {
-    checkpoint::syncDirectory(dir);
-    problem = writeCheckpointManifest(dir, done, table);
-    if (problem.empty() && checkpoint::writeFileAtomically(
-                               joinPath(root, "latest"), name + "\n", problem))
-      problem.clear();
-  }
-  ++checkpointsWritten;
-  return hooks.agree(problem);
-}
-
 std::string
 Trainer::writeCheckpointManifest(const std::string &dir, int64_t done,
+                                 int64_t updates,
                                  const std::vector<int64_t> &table) {
   std::vector<int64_t> sizes = manifest.meshSizes();
   std::vector<int64_t> shardOf(size, -1);
@@ -298,7 +207,7 @@ Trainer::writeCheckpointManifest(const std::string &dir, int64_t done,
   writer.key("format").string(checkpoint::formatName);
   writer.key("version").integer(checkpoint::formatVersion);
   writer.key("step").integer(done);
-  writer.key("updates_applied").integer(updatesApplied);
+  writer.key("updates_applied").integer(updates);
   writer.key("seed").unsignedInteger(seed);
   writer.key("model").string(manifest.model);
   writer.key("artifact")

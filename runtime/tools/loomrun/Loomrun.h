@@ -1,7 +1,8 @@
 //===- Loomrun.h - The parts of loomrun -------------------------*- C++ -*-===//
 //
 // loomrun.cpp (main and one rank's run), Options.cpp (the command line),
-// Info.cpp (describing an artifact) and Outputs.cpp (writing the outputs).
+// Info.cpp (describing an artifact), Outputs.cpp (writing the outputs) and
+// Restarts.cpp (launching a job that restarts).
 //
 //===----------------------------------------------------------------------===//
 
@@ -44,6 +45,10 @@ struct Options {
   /// Training options given (for the "only with --train" check).
   std::string trainingOption;
   bool stepsGiven = false;
+  /// --max-restarts N, --restart-delay S (Restarts.cpp).
+  int64_t maxRestarts = 0;
+  bool restartDelayGiven = false;
+  double restartDelay = 1;
 };
 
 /// Prints "loomrun: error: MESSAGE" and returns 1.
@@ -62,6 +67,11 @@ std::string globalType(const loom_tensor_info &info);
 std::string tensorList(const loom_program *program, bool outputs);
 /// --info: the artifact, its target, tensors, mesh, groups, collectives.
 void printInfo(const loom_program *program);
+
+/// Runs `loomrun -np N ...` (argv) as a job of N ranks through mpirun,
+/// restarting it from its last checkpoint as --max-restarts allows; returns
+/// the exit status.
+int launchJob(int argc, char **argv, const Options &options);
 
 /// The file name of every output (see Outputs.cpp).
 std::vector<std::string> outputFileNames(const loom_program *program);

@@ -64,6 +64,9 @@ const char usageText[] =
     "  --metrics FILE.jsonl   write per-step metrics (JSON lines)\n"
     "  --ckpt DIR             write checkpoints into DIR\n"
     "  --ckpt-every K         ... every K steps (default: after the last one)\n"
+    "  --keep-last K          keep only the K newest checkpoints in DIR\n"
+    "  --sync-ckpt            write checkpoints while training waits\n"
+    "                         (default: in the background, from a copy)\n"
     "  --resume               continue from the latest checkpoint in DIR\n"
     "  --on-nan=skip|halt     a non-finite loss or gradient norm skips the "
     "update\n"
@@ -71,8 +74,17 @@ const char usageText[] =
     "  --log-every K          print progress every K steps (default: 10) when "
     "not\n"
     "                         on a terminal\n"
+    "  --max-restarts N       when a rank dies, fails or hangs, stop the job "
+    "and start\n"
+    "                         it again from the last checkpoint, up to N times "
+    "(needs\n"
+    "                         --ckpt DIR; default: 0)\n"
+    "  --restart-delay S      wait S seconds before each restart (default: 1)\n"
     "\n"
-    "exit status: 0 success, 1 error, 2 bad command line\n";
+    "exit status: 0 success, 1 error (also a rank that failed, was killed or "
+    "hung),\n"
+    "2 bad command line, 128+N interrupted by signal N (130 SIGINT, 143 "
+    "SIGTERM)\n";
 
 int error(const std::string &message) {
   std::fprintf(stderr, "loomrun: error: %s\n", message.c_str());
@@ -125,13 +137,16 @@ int parseOptions(int argc, char **argv, Options &options) {
     }
     if (name == "--info" || name == "--help" || name == "-h" ||
         name == "--version" || name == "--comm-stats" || name == "--train" ||
-        name == "--resume") {
+        name == "--resume" || name == "--sync-ckpt") {
       if (hasValue)
         return usageError("option '" + name + "' takes no value");
       if (name == "--train")
         options.train = true;
       else if (name == "--resume") {
         options.training.resume = true;
+        options.trainingOption = name;
+      } else if (name == "--sync-ckpt") {
+        options.training.asyncCkpt = false;
         options.trainingOption = name;
       } else if (name == "--info")
         options.info = true;
@@ -151,7 +166,8 @@ int parseOptions(int argc, char **argv, Options &options) {
         name != "--params" && name != "--data" && name != "--steps" &&
         name != "--batch" && name != "--seed" && name != "--metrics" &&
         name != "--ckpt" && name != "--ckpt-every" && name != "--on-nan" &&
-        name != "--log-every")
+        name != "--log-every" && name != "--keep-last" &&
+        name != "--max-restarts" && name != "--restart-delay")
       return usageError("unknown option '" + name + "'");
     if (!hasValue) {
       if (i + 1 >= argc)
@@ -161,7 +177,8 @@ int parseOptions(int argc, char **argv, Options &options) {
     loom::rt::train::Options &training = options.training;
     if (name == "--data" || name == "--steps" || name == "--batch" ||
         name == "--seed" || name == "--metrics" || name == "--ckpt" ||
-        name == "--ckpt-every" || name == "--on-nan" || name == "--log-every")
+        name == "--ckpt-every" || name == "--on-nan" || name == "--log-every" ||
+        name == "--keep-last")
       options.trainingOption = name;
     if (name == "--params") {
       if (value.empty())
@@ -203,6 +220,11 @@ int parseOptions(int argc, char **argv, Options &options) {
         return usageError("--ckpt-every expects a number of steps of at "
                           "least 1, got '" +
                           value + "'");
+    } else if (name == "--keep-last") {
+      if (!parseCount(value, 1, INT64_MAX / 4, training.keepLast))
+        return usageError("--keep-last expects a number of checkpoints of at "
+                          "least 1, got '" +
+                          value + "'");
     } else if (name == "--log-every") {
       if (!parseCount(value, 1, INT64_MAX / 4, training.logEvery))
         return usageError("--log-every expects a number of steps of at least "
@@ -212,6 +234,18 @@ int parseOptions(int argc, char **argv, Options &options) {
       if (value != "skip" && value != "halt")
         return usageError("--on-nan expects skip or halt, got '" + value + "'");
       training.haltOnNan = value == "halt";
+    } else if (name == "--max-restarts") {
+      if (!parseCount(value, 0, 1000000, options.maxRestarts))
+        return usageError("--max-restarts expects a number of restarts, got '" +
+                          value + "'");
+    } else if (name == "--restart-delay") {
+      char *end = nullptr;
+      options.restartDelay = std::strtod(value.c_str(), &end);
+      if (value.empty() || *end != '\0' || !(options.restartDelay >= 0) ||
+          options.restartDelay > 86400)
+        return usageError("--restart-delay expects a number of seconds, got '" +
+                          value + "'");
+      options.restartDelayGiven = true;
     } else if (name == "--input") {
       size_t split = value.find('=');
       if (split == std::string::npos || split == 0 || split + 1 == value.size())
@@ -286,7 +320,18 @@ int parseOptions(int argc, char **argv, Options &options) {
       return usageError("--resume needs --ckpt DIR");
     if (training.ckptEvery && training.ckptDir.empty())
       return usageError("--ckpt-every needs --ckpt DIR");
+    if (training.keepLast && training.ckptDir.empty())
+      return usageError("--keep-last needs --ckpt DIR");
+    if (!training.asyncCkpt && training.ckptDir.empty())
+      return usageError("--sync-ckpt needs --ckpt DIR");
   }
+  // A restart resumes from the checkpoints of the run it restarts.
+  if (options.maxRestarts > 0 &&
+      (!options.train || options.training.ckptDir.empty()))
+    return usageError("--max-restarts needs --train and --ckpt DIR (a restart "
+                      "resumes from the last checkpoint)");
+  if (options.restartDelayGiven && options.maxRestarts == 0)
+    return usageError("--restart-delay only applies with --max-restarts");
   return -1;
 }
 

@@ -17,7 +17,9 @@
 // it (mpirun), and the launcher then names the ranks that failed.
 //
 // Exit codes: 0 success, 1 error (message on stderr starting with
-// "loomrun: error: "), 2 bad command line (with the usage text).
+// "loomrun: error: "; also a rank that failed, was killed or hung), 2 bad
+// command line (with the usage text), 128 + N when interrupted by signal N
+// (the launcher stops the ranks first).
 //
 //===----------------------------------------------------------------------===//
 
@@ -465,12 +467,12 @@ int main(int argc, char **argv) {
   }
 
   int launched = launcherWorldSize();
-  if (options.ranks > 1 && launched < 0) {
-    launch::Options job;
-    job.ranks = options.ranks;
-    job.arguments = launch::withoutRankCount(argc, argv);
-    return launch::run(job);
-  }
+  // A job that restarts needs the launcher, even on one rank.
+  if ((options.ranks > 1 || options.maxRestarts > 0) && launched < 0)
+    return launchJob(argc, argv, options);
+  if (options.maxRestarts > 0)
+    return usageError("--max-restarts needs loomrun to start the ranks "
+                      "(loomrun -np N), not mpirun or srun");
   if (options.ranks > 0 && launched > 0 && launched != options.ranks)
     return usageError("-np " + std::to_string(options.ranks) +
                       " disagrees with the " + std::to_string(launched) +

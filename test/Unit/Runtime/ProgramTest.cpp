@@ -361,20 +361,20 @@ TEST_F(ArtifactTest, FormatAndVersions) {
                            "\"loom-artifact\": this is not a Loom artifact "
                            "manifest");
   manifest = affineManifest();
-  manifest.set("format_version", json::Value::integer(5));
+  manifest.set("format_version", json::Value::integer(6));
   // The version is checked before the rest of a manifest whose schema may
   // differ.
   manifest.erase("inputs");
   EXPECT_EQ(loadError(manifest),
             manifestPath + ": artifact '" + artifact() +
-                "' has format_version 5; this runtime reads format_version "
-                "1 to 4: recompile it with a matching loomc");
+                "' has format_version 6; this runtime reads format_version "
+                "1 to 5: recompile it with a matching loomc");
   manifest.set("format_version", json::Value::integer(0));
   EXPECT_EQ(loadError(manifest),
             manifestPath + ": artifact '" + artifact() +
                 "' has format_version 0; this runtime reads format_version "
-                "1 to 4: recompile it with a matching loomc");
-  // Every version loads.
+                "1 to 5: recompile it with a matching loomc");
+  // Every version before the checksums loads without them.
   for (int version : {1, 2, 3, 4}) {
     manifest = affineManifest();
     manifest.set("format_version", json::Value::integer(version));

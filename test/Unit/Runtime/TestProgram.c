@@ -41,6 +41,18 @@ void loom_entry(void **buffers) {
   *count = allAligned(buffers, 4) ? positive : -1;
 }
 
+/* What loomc exports beside each entry (LOOM_SIGNATURE_SUFFIX): the tensors
+ * it was compiled for, which the loader checks the manifest against. */
+const char loom_entry_signature[] =
+    "{\"version\":1,"
+    "\"parameters\":[{\"name\":\"p\",\"dtype\":\"float32\",\"shape\":[3],"
+    "\"nbytes\":12}],"
+    "\"inputs\":[{\"name\":\"x\",\"dtype\":\"float32\",\"shape\":[2,3],"
+    "\"nbytes\":24}],"
+    "\"outputs\":[{\"name\":\"y\",\"dtype\":\"float32\",\"shape\":[2,3],"
+    "\"nbytes\":24},"
+    "{\"name\":\"count\",\"dtype\":\"int64\",\"shape\":[],\"nbytes\":8}]}";
+
 /* "big": the affine signature, with a second output big int64[256] =
  * 0, 1, ..., 255 (large enough to exceed a 1 KiB file-size limit). */
 void loom_entry_big(void **buffers) {

@@ -1,10 +1,11 @@
 """failing_run.py --within SECONDS --leftover PATTERN [--interrupt-after S]
--- COMMAND...: runs COMMAND (a multi-rank job expected to fail), passes its
-output through, and succeeds only if it exits non-zero within SECONDS and,
-once it has, no process whose command line contains PATTERN is left (other
-than this script's own ancestry). With --interrupt-after, sends COMMAND a
-SIGINT after S seconds. Prints "exited non-zero in time, nothing left" (and
-the exit status) on success."""
+[--signal NAME] [--grace G] -- COMMAND...: runs COMMAND (a multi-rank job
+expected to fail), passes its output through, and succeeds only if it exits
+non-zero within SECONDS and, once it has (or at most G seconds later), no
+process whose command line contains PATTERN is left (other than this
+script's own ancestry). With --interrupt-after, sends COMMAND a signal
+(SIGINT, or --signal NAME: TERM, KILL, ...) after S seconds. Prints "exited
+non-zero in time, nothing left" (and the exit status) on success."""
 import argparse
 import os
 import signal
@@ -42,6 +43,8 @@ def main():
     parser.add_argument("--within", type=float, required=True)
     parser.add_argument("--leftover", required=True)
     parser.add_argument("--interrupt-after", type=float)
+    parser.add_argument("--signal", default="INT")
+    parser.add_argument("--grace", type=float, default=0)
     parser.add_argument("command", nargs=argparse.REMAINDER)
     args = parser.parse_args()
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
@@ -52,7 +55,7 @@ def main():
             try:
                 process.wait(timeout=args.interrupt_after)
             except subprocess.TimeoutExpired:
-                process.send_signal(signal.SIGINT)
+                process.send_signal(getattr(signal, "SIG" + args.signal))
         code = process.wait(timeout=args.within)
     except subprocess.TimeoutExpired:
         process.kill()
@@ -62,6 +65,10 @@ def main():
     if code == 0:
         sys.exit("failing_run: the command succeeded")
     left = leftovers(args.leftover)
+    deadline = time.monotonic() + args.grace
+    while left and time.monotonic() < deadline:
+        time.sleep(0.1)
+        left = leftovers(args.leftover)
     if left:
         sys.exit("failing_run: processes left behind:\n  " + "\n  ".join(left))
     sys.stdout.flush()

@@ -18,12 +18,18 @@ Edits, applied in order to the manifest:
   --raw-manifest T  write T as manifest.json verbatim instead
 Files: --no-program, --program-text T (program.so holds T),
        --no-parameters, --parameter-bytes N (truncate or pad parameters.bin).
+The manifest's "files" records the size and CRC-32 of the files as written
+(--no-files leaves it out, as artifacts before format_version 5 did); then
+  --truncate FILE=N  cuts FILE to N bytes
+  --flip FILE=OFF    flips the bits of FILE's byte at offset OFF
+damage them behind the manifest's back.
 """
 import argparse
 import json
 import os
 import shutil
 import struct
+import zlib
 
 
 def tensor(name, dtype, shape, global_shape=None, sharding=None):
@@ -83,6 +89,35 @@ def manifest_for(kind):
     return manifest
 
 
+def file_entry(path):
+    """The manifest's "files" entry of the file at `path`."""
+    with open(path, "rb") as f:
+        data = f.read()
+    return {"bytes": len(data), "crc32": zlib.crc32(data)}
+
+
+def record_files(out, manifest, names):
+    """Adds "files" for those of `names` that exist in `out`."""
+    manifest["files"] = {name: file_entry(os.path.join(out, name))
+                         for name in names
+                         if os.path.isfile(os.path.join(out, name))}
+
+
+def damage(out, truncations, flips):
+    """The --truncate FILE=N and --flip FILE=OFFSET edits."""
+    for spec in truncations:
+        name, _, size = spec.partition("=")
+        with open(os.path.join(out, name), "r+b") as f:
+            f.truncate(int(size))
+    for spec in flips:
+        name, _, offset = spec.partition("=")
+        with open(os.path.join(out, name), "r+b") as f:
+            f.seek(int(offset))
+            byte = f.read(1)
+            f.seek(int(offset))
+            f.write(bytes([byte[0] ^ 0xff]))
+
+
 def edit(manifest, path, value=None, delete=False):
     keys = path.split(".")
     node = manifest
@@ -117,18 +152,14 @@ def main():
     parser.add_argument("--program-text")
     parser.add_argument("--no-parameters", action="store_true")
     parser.add_argument("--parameter-bytes", type=int)
+    parser.add_argument("--no-files", action="store_true")
+    parser.add_argument("--truncate", action="append", default=[])
+    parser.add_argument("--flip", action="append", default=[])
     args = parser.parse_args()
 
     manifest = manifest_for(args.kind)
-    apply_edits(manifest, args.set, args.delete)
 
     os.makedirs(args.out, exist_ok=True)
-    with open(os.path.join(args.out, "manifest.json"), "w") as f:
-        if args.raw_manifest is not None:
-            f.write(args.raw_manifest)
-        else:
-            json.dump(manifest, f, indent=2)
-            f.write("\n")
     if args.program_text is not None:
         with open(os.path.join(args.out, "program.so"), "w") as f:
             f.write(args.program_text)
@@ -141,6 +172,16 @@ def main():
                                                      b"\0")
         with open(os.path.join(args.out, "parameters.bin"), "wb") as f:
             f.write(data)
+    if not args.no_files:
+        record_files(args.out, manifest, ["program.so", "parameters.bin"])
+    apply_edits(manifest, args.set, args.delete)
+    with open(os.path.join(args.out, "manifest.json"), "w") as f:
+        if args.raw_manifest is not None:
+            f.write(args.raw_manifest)
+        else:
+            json.dump(manifest, f, indent=2)
+            f.write("\n")
+    damage(args.out, args.truncate, args.flip)
 
 
 if __name__ == "__main__":

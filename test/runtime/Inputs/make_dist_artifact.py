@@ -16,6 +16,7 @@ Options:
   --expected DIR    write the expected global outputs to DIR/<name>.npy
   --count N         elements of the allreduce kind (default 16)
   --set PATH=JSON, --delete PATH  manifest edits (as make_artifact.py)
+The manifest lists the size and CRC-32 of program.so and parameters.bin.
 """
 import argparse
 import json
@@ -24,7 +25,7 @@ import shutil
 
 import numpy as np
 
-from make_artifact import apply_edits, tensor
+from make_artifact import apply_edits, record_files, tensor
 
 
 def collective(kind, group, nbytes):
@@ -180,16 +181,17 @@ def main():
             spec = tensor(name, dtype, shape, global_shape, sharding)
             spec.update(offset=offset, nbytes=array.nbytes)
             manifest["parameters"].append(spec)
-    apply_edits(manifest, args.set, args.delete)
 
     os.makedirs(args.out, exist_ok=True)
-    with open(os.path.join(args.out, "manifest.json"), "w") as f:
-        json.dump(manifest, f, indent=2)
-        f.write("\n")
     shutil.copyfile(args.program, os.path.join(args.out, "program.so"))
     if params:
         with open(os.path.join(args.out, "parameters.bin"), "wb") as f:
             f.write(blob)
+    record_files(args.out, manifest, ["program.so", "parameters.bin"])
+    apply_edits(manifest, args.set, args.delete)
+    with open(os.path.join(args.out, "manifest.json"), "w") as f:
+        json.dump(manifest, f, indent=2)
+        f.write("\n")
     for directory, arrays in ((args.inputs, inputs),
                               (args.expected, expected)):
         if directory:

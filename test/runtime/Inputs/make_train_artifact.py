@@ -18,6 +18,7 @@ Options:
                      N = --examples (default 40); tokens: DIR/tokens.bin
                      (--num-tokens uint16 tokens, default 500)
   --set PATH=JSON, --delete PATH  manifest edits (as make_artifact.py)
+The manifest lists the size and CRC-32 of program.so and parameters.bin.
 """
 import argparse
 import json
@@ -26,7 +27,7 @@ import shutil
 
 import numpy as np
 
-from make_artifact import apply_edits, tensor
+from make_artifact import apply_edits, record_files, tensor
 
 
 def build(args, D):
@@ -159,15 +160,16 @@ def main():
         if update:
             spec["update"] = update
         manifest["parameters"].append(spec)
-    apply_edits(manifest, args.set, args.delete)
 
     os.makedirs(args.out, exist_ok=True)
-    with open(os.path.join(args.out, "manifest.json"), "w") as f:
-        json.dump(manifest, f, indent=2)
-        f.write("\n")
     shutil.copyfile(args.program, os.path.join(args.out, "program.so"))
     with open(os.path.join(args.out, "parameters.bin"), "wb") as f:
         f.write(blob)
+    record_files(args.out, manifest, ["program.so", "parameters.bin"])
+    apply_edits(manifest, args.set, args.delete)
+    with open(os.path.join(args.out, "manifest.json"), "w") as f:
+        json.dump(manifest, f, indent=2)
+        f.write("\n")
     if args.data:
         os.makedirs(args.data, exist_ok=True)
         rng = np.random.default_rng(3)

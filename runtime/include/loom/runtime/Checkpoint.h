@@ -103,8 +103,8 @@ private:
   std::vector<bool> loaded;
 };
 
-/// Writes `text` to `path` through a temporary file, fsync and rename, then
-/// syncs the directory.
+/// Writes `text` to `path` through a temporary file unique to this process,
+/// fsync and rename, then syncs the directory.
 bool writeFileAtomically(const std::string &path, const std::string &text,
                          std::string &error);
 /// fsync of a directory (after renames in it); errors are ignored.

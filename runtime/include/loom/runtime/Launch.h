@@ -23,6 +23,10 @@ namespace loom::rt {
 /// ($PMIX_RANK alone); -1 when not started by one.
 int launcherWorldSize();
 
+/// Which attempt of a job that loomrun --max-restarts relaunches this is:
+/// $LOOM_RESTART_COUNT (0 for the first launch, and without a launcher).
+int launchAttempt();
+
 /// Writes $LOOM_STATUS_DIR/rank<rank>.json, once per process: the first
 /// call wins (a rank that failed stays failed when the teardown then
 /// terminates it). False without LOOM_STATUS_DIR or when already written.

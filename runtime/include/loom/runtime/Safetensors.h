@@ -1,4 +1,4 @@
-//===- Safetensors.h - safetensors files and CRC-32 -------------*- C++ -*-===//
+//===- Safetensors.h - safetensors files ------------------------*- C++ -*-===//
 //
 // Checkpoint shards and exported parameters are safetensors files: an 8-byte
 // little-endian header size, a JSON header ({name: {dtype, shape,
@@ -13,16 +13,13 @@
 #define LOOM_RUNTIME_SAFETENSORS_H
 
 #include "loom/runtime/Base.h"
+#include "loom/runtime/Support.h" // crc32, which checkpoints record
 #include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace loom::rt {
-
-/// The CRC-32 of zlib and PNG (polynomial 0xEDB88320), continuing `crc`
-/// (0 to start).
-uint32_t crc32(uint32_t crc, const void *data, size_t size);
 
 namespace safetensors {
 

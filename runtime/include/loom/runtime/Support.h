@@ -80,10 +80,27 @@ inline int failWith(loom_status status, std::string_view message, char *err,
 std::string joinPath(std::string_view dir, std::string_view name);
 
 /// Reads the whole regular file at `path` into `contents`. Fails, naming the
-/// file, when it cannot be opened or read, is not a regular file, or is
-/// larger than `maxSize`.
+/// file, when it cannot be opened or read, is not a regular file (checked
+/// as openRegularFile does), or is larger than `maxSize`.
 bool readFileToString(const std::string &path, size_t maxSize,
                       std::string &contents, std::string &error);
+
+/// Opens `path` for reading if it is a regular file: opening does not block
+/// on a FIFO, and devices, FIFOs and directories are refused before a byte
+/// is read (an input that never ends or never comes would hang the caller).
+/// Returns the descriptor (close it) and the file's size, or -1 and a
+/// message naming the file ("cannot `verb` 'X': ..." when it cannot be
+/// opened).
+int openRegularFile(const std::string &path, uint64_t &size, std::string &error,
+                    const char *verb = "open");
+
+/// The CRC-32 of zlib and PNG (polynomial 0xEDB88320), continuing `crc`
+/// (0 to start).
+uint32_t crc32(uint32_t crc, const void *data, size_t size);
+
+/// The CRC-32 of the first `size` bytes of `fd` (fewer if it ends first:
+/// `got` says how many were read). False only on a read error.
+bool crc32OfFile(int fd, uint64_t size, uint32_t &crc, uint64_t &got, int &err);
 
 /// Writes all of `data` to `fd`, retrying short writes and EINTR.
 bool writeAll(int fd, const void *data, size_t size, int &err);

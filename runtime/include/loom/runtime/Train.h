@@ -35,6 +35,11 @@ struct Options {
   /// step.
   std::string ckptDir;
   int64_t ckptEvery = 0;
+  /// --keep-last: keep this many newest checkpoints; 0 keeps all.
+  int64_t keepLast = 0;
+  /// Write checkpoints on a background thread from a copy of the state
+  /// (false: --sync-ckpt, training waits for the files).
+  bool asyncCkpt = true;
   bool resume = false;
   bool haltOnNan = false;
   int64_t logEvery = 10;
