@@ -2,7 +2,12 @@
 # Builds the libFuzzer targets with clang-19 (ASan + UBSan) in build-fuzz/:
 # the ONNX importer's, which replays a corpus seeded with the generated test
 # models and fuzzes for LOOM_FUZZ_SECONDS (default 60), and the runtime
-# parsers' (manifest JSON, .npy), for LOOM_RUNTIME_FUZZ_SECONDS (default 20).
+# parsers' (manifest JSON, .npy) and the artifact loader's checks (manifest
+# against the program's signature), for LOOM_RUNTIME_FUZZ_SECONDS (default
+# 20) each; MLIR text as loom-opt and loomc read it (nesting check, parser,
+# verifier, printer) for LOOM_MLIR_FUZZ_SECONDS (default 20), seeded with
+# test/'s .mlir files; the cluster-description reader for
+# LOOM_CLUSTER_FUZZ_SECONDS (default 10), seeded with clusters/.
 # Run by test.sh; fails on any crash, sanitizer report, leak or
 # out-of-memory.
 set -euo pipefail
@@ -17,7 +22,8 @@ if [ ! -f "$FUZZ_BUILD/build.ninja" ]; then
     -DLOOM_ENABLE_FUZZER=ON >/dev/null
 fi
 log "building the fuzzer"
-cmake --build "$FUZZ_BUILD" --target loom-onnx-fuzz loom-runtime-fuzz -- -j"$(nproc)"
+cmake --build "$FUZZ_BUILD" --target loom-onnx-fuzz loom-runtime-fuzz \
+  loom-artifact-fuzz loom-mlir-fuzz loom-cluster-fuzz -- -j"$(nproc)"
 
 # The seed corpus: every generated model, the op-semantics models and the
 # hostile ones (regenerated each run; they are small and seeded).
@@ -45,7 +51,7 @@ status=0
   -rss_limit_mb=4096 -max_len=262144 -print_final_stats=1 \
   -artifact_prefix="$FUZZ_BUILD/" "$corpus" >"$FUZZ_BUILD/fuzz.log" 2>&1 ||
   status=$?
-grep -v -E '^#[0-9]+ +(NEW|REDUCE|pulse)|NEW_FUNC' "$FUZZ_BUILD/fuzz.log" | tail -n 40
+grep -v -E '^#[0-9]+[[:space:]]+(NEW|REDUCE|pulse)|NEW_FUNC|# Uses: ' "$FUZZ_BUILD/fuzz.log" | tail -n 40
 if [ "$status" != 0 ]; then
   log "the fuzzer found a crash (exit $status); the input is in $FUZZ_BUILD/crash-*"
   exit 1
@@ -85,9 +91,91 @@ status=0
   -rss_limit_mb=4096 -max_len=65536 -print_final_stats=1 \
   -artifact_prefix="$FUZZ_BUILD/runtime-" "$rcorpus" \
   >"$FUZZ_BUILD/runtime-fuzz.log" 2>&1 || status=$?
-grep -v -E '^#[0-9]+ +(NEW|REDUCE|pulse)|NEW_FUNC' "$FUZZ_BUILD/runtime-fuzz.log" | tail -n 12
+grep -v -E '^#[0-9]+[[:space:]]+(NEW|REDUCE|pulse)|NEW_FUNC|# Uses: ' "$FUZZ_BUILD/runtime-fuzz.log" | tail -n 12
 if [ "$status" != 0 ]; then
   log "the runtime fuzzer found a crash (exit $status); the input is in $FUZZ_BUILD/runtime-crash-*"
   exit 1
 fi
 log "runtime fuzzing: no crashes in ${RUNTIME_SECONDS}s"
+
+# The artifact loader's checks: a manifest, a NUL, the signature its
+# program exports (seeded with a matching pair).
+acorpus=$FUZZ_BUILD/artifact-corpus
+mkdir -p "$acorpus"
+python - "$acorpus" <<'PY'
+import json, os, sys
+tensor = lambda name, dtype, shape, n: {"name": name, "dtype": dtype, "shape": shape, "nbytes": n}
+signature = {"version": 1,
+             "parameters": [tensor("w", "float32", [4, 2], 32)],
+             "inputs": [tensor("x", "float32", [3, 4], 48)],
+             "outputs": [tensor("y", "float32", [3, 2], 24)]}
+manifest = {"format": "loom-artifact", "format_version": 5, "runtime_abi": 1,
+            "library": "program.so", "entry": "loom_entry",
+            "parameter_file": "parameters.bin",
+            "parameters": [{"name": "w", "dtype": "float32", "shape": [4, 2],
+                            "offset": 0, "nbytes": 32}],
+            "inputs": [{"name": "x", "dtype": "float32", "shape": [3, 4]}],
+            "outputs": [{"name": "y", "dtype": "float32", "shape": [3, 2]}],
+            "files": {"program.so": {"bytes": 1000, "crc32": 12345},
+                      "parameters.bin": {"bytes": 32, "crc32": 678}}}
+with open(os.path.join(sys.argv[1], "seed-artifact"), "wb") as f:
+    f.write(json.dumps(manifest).encode() + b"\0" + json.dumps(signature).encode())
+PY
+log "fuzzing the artifact loader's checks for ${RUNTIME_SECONDS}s"
+status=0
+"$FUZZ_BUILD/bin/loom-artifact-fuzz" -max_total_time="$RUNTIME_SECONDS" \
+  -rss_limit_mb=4096 -max_len=65536 -print_final_stats=1 \
+  -artifact_prefix="$FUZZ_BUILD/artifact-" "$acorpus" \
+  >"$FUZZ_BUILD/artifact-fuzz.log" 2>&1 || status=$?
+grep -v -E '^#[0-9]+[[:space:]]+(NEW|REDUCE|pulse)|NEW_FUNC|# Uses: ' "$FUZZ_BUILD/artifact-fuzz.log" | tail -n 12
+if [ "$status" != 0 ]; then
+  log "the artifact fuzzer found a crash (exit $status); the input is in $FUZZ_BUILD/artifact-crash-*"
+  exit 1
+fi
+log "artifact fuzzing: no crashes in ${RUNTIME_SECONDS}s"
+
+# MLIR text: each split (`// -----`) of test/'s .mlir files up to 64 KiB.
+MLIR_SECONDS=${LOOM_MLIR_FUZZ_SECONDS:-20}
+mcorpus=$FUZZ_BUILD/mlir-corpus
+mkdir -p "$mcorpus"
+python - "$LOOM_ROOT" "$mcorpus" <<'PY'
+import hashlib, os, pathlib, re, sys
+root, out = pathlib.Path(sys.argv[1]), sys.argv[2]
+for path in sorted((root / "test").rglob("*.mlir")):
+    if not path.is_file() or path.stat().st_size > 65536:
+        continue
+    for part in re.split(rb"\n// -----[^\n]*\n", path.read_bytes()):
+        name = "seed-" + hashlib.sha1(part).hexdigest()[:16]
+        with open(os.path.join(out, name), "wb") as f:
+            f.write(part)
+PY
+log "fuzzing MLIR input for ${MLIR_SECONDS}s"
+status=0
+"$FUZZ_BUILD/bin/loom-mlir-fuzz" -max_total_time="$MLIR_SECONDS" \
+  -rss_limit_mb=4096 -max_len=65536 -print_final_stats=1 \
+  -artifact_prefix="$FUZZ_BUILD/mlir-" "$mcorpus" \
+  >"$FUZZ_BUILD/mlir-fuzz.log" 2>&1 || status=$?
+grep -v -E '^#[0-9]+[[:space:]]+(NEW|REDUCE|pulse)|NEW_FUNC|# Uses: ' "$FUZZ_BUILD/mlir-fuzz.log" | tail -n 12
+if [ "$status" != 0 ]; then
+  log "the MLIR fuzzer found a crash (exit $status); the input is in $FUZZ_BUILD/mlir-crash-*"
+  exit 1
+fi
+log "MLIR fuzzing: no crashes in ${MLIR_SECONDS}s"
+
+# Cluster descriptions: the examples under clusters/.
+CLUSTER_SECONDS=${LOOM_CLUSTER_FUZZ_SECONDS:-10}
+ccorpus=$FUZZ_BUILD/cluster-corpus
+mkdir -p "$ccorpus"
+cp "$LOOM_ROOT"/clusters/*.json "$ccorpus/"
+log "fuzzing the cluster reader for ${CLUSTER_SECONDS}s"
+status=0
+"$FUZZ_BUILD/bin/loom-cluster-fuzz" -max_total_time="$CLUSTER_SECONDS" \
+  -rss_limit_mb=4096 -max_len=65536 -print_final_stats=1 \
+  -artifact_prefix="$FUZZ_BUILD/cluster-" "$ccorpus" \
+  >"$FUZZ_BUILD/cluster-fuzz.log" 2>&1 || status=$?
+grep -v -E '^#[0-9]+[[:space:]]+(NEW|REDUCE|pulse)|NEW_FUNC|# Uses: ' "$FUZZ_BUILD/cluster-fuzz.log" | tail -n 12
+if [ "$status" != 0 ]; then
+  log "the cluster fuzzer found a crash (exit $status); the input is in $FUZZ_BUILD/cluster-crash-*"
+  exit 1
+fi
+log "cluster fuzzing: no crashes in ${CLUSTER_SECONDS}s"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds Loom and runs every test tier: lit/FileCheck, the unit tests (gtest,
 # run by lit), the ONNX node tests, the smoke test of the main job, and the
-# ONNX importer's fuzzer (LOOM_FUZZ_SECONDS, default 60).
+# fuzzers (scripts/fuzz.sh: the ONNX importer's, the runtime's parsers', the
+# artifact loader's, MLIR input's, the cluster reader's).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 
