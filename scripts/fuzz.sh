@@ -58,6 +58,25 @@ if [ "$status" != 0 ]; then
 fi
 log "fuzzing: no crashes in ${SECONDS_TO_FUZZ}s"
 
+# run_fuzzer BINARY PREFIX SECONDS CORPUS WHAT: fuzzes for SECONDS, prints
+# the end of the log, and fails on any crash, sanitizer report, leak or
+# out-of-memory (the input is kept as $FUZZ_BUILD/PREFIX-crash-*).
+run_fuzzer() {
+  local binary=$1 prefix=$2 seconds=$3 corpus=$4 what=$5 status=0
+  log "$what for ${seconds}s"
+  "$FUZZ_BUILD/bin/$binary" -max_total_time="$seconds" \
+    -rss_limit_mb=4096 -max_len=65536 -print_final_stats=1 \
+    -artifact_prefix="$FUZZ_BUILD/$prefix-" "$corpus" \
+    >"$FUZZ_BUILD/$prefix-fuzz.log" 2>&1 || status=$?
+  grep -v -E '^#[0-9]+[[:space:]]+(NEW|REDUCE|pulse)|NEW_FUNC|# Uses: ' \
+    "$FUZZ_BUILD/$prefix-fuzz.log" | tail -n 12
+  if [ "$status" != 0 ]; then
+    log "$binary found a crash (exit $status); the input is in $FUZZ_BUILD/$prefix-crash-*"
+    exit 1
+  fi
+  log "$binary: no crashes in ${seconds}s"
+}
+
 # The runtime's parsers (manifest JSON, .npy): seeded with .npy files of
 # every dtype and a manifest like the ones loomc writes.
 RUNTIME_SECONDS=${LOOM_RUNTIME_FUZZ_SECONDS:-20}
@@ -85,18 +104,7 @@ manifest = {"format": "loom-artifact", "format_version": 1, "runtime_abi": 1,
 with open(os.path.join(out, "seed-manifest.json"), "w") as f:
     json.dump(manifest, f, indent=2)
 PY
-log "fuzzing the runtime's parsers for ${RUNTIME_SECONDS}s"
-status=0
-"$FUZZ_BUILD/bin/loom-runtime-fuzz" -max_total_time="$RUNTIME_SECONDS" \
-  -rss_limit_mb=4096 -max_len=65536 -print_final_stats=1 \
-  -artifact_prefix="$FUZZ_BUILD/runtime-" "$rcorpus" \
-  >"$FUZZ_BUILD/runtime-fuzz.log" 2>&1 || status=$?
-grep -v -E '^#[0-9]+[[:space:]]+(NEW|REDUCE|pulse)|NEW_FUNC|# Uses: ' "$FUZZ_BUILD/runtime-fuzz.log" | tail -n 12
-if [ "$status" != 0 ]; then
-  log "the runtime fuzzer found a crash (exit $status); the input is in $FUZZ_BUILD/runtime-crash-*"
-  exit 1
-fi
-log "runtime fuzzing: no crashes in ${RUNTIME_SECONDS}s"
+run_fuzzer loom-runtime-fuzz runtime "$RUNTIME_SECONDS" "$rcorpus" "fuzzing the runtime's parsers"
 
 # The artifact loader's checks: a manifest, a NUL, the signature its
 # program exports (seeded with a matching pair).
@@ -121,18 +129,7 @@ manifest = {"format": "loom-artifact", "format_version": 5, "runtime_abi": 1,
 with open(os.path.join(sys.argv[1], "seed-artifact"), "wb") as f:
     f.write(json.dumps(manifest).encode() + b"\0" + json.dumps(signature).encode())
 PY
-log "fuzzing the artifact loader's checks for ${RUNTIME_SECONDS}s"
-status=0
-"$FUZZ_BUILD/bin/loom-artifact-fuzz" -max_total_time="$RUNTIME_SECONDS" \
-  -rss_limit_mb=4096 -max_len=65536 -print_final_stats=1 \
-  -artifact_prefix="$FUZZ_BUILD/artifact-" "$acorpus" \
-  >"$FUZZ_BUILD/artifact-fuzz.log" 2>&1 || status=$?
-grep -v -E '^#[0-9]+[[:space:]]+(NEW|REDUCE|pulse)|NEW_FUNC|# Uses: ' "$FUZZ_BUILD/artifact-fuzz.log" | tail -n 12
-if [ "$status" != 0 ]; then
-  log "the artifact fuzzer found a crash (exit $status); the input is in $FUZZ_BUILD/artifact-crash-*"
-  exit 1
-fi
-log "artifact fuzzing: no crashes in ${RUNTIME_SECONDS}s"
+run_fuzzer loom-artifact-fuzz artifact "$RUNTIME_SECONDS" "$acorpus" "fuzzing the artifact loader's checks"
 
 # MLIR text: each split (`// -----`) of test/'s .mlir files up to 64 KiB.
 MLIR_SECONDS=${LOOM_MLIR_FUZZ_SECONDS:-20}
@@ -149,33 +146,11 @@ for path in sorted((root / "test").rglob("*.mlir")):
         with open(os.path.join(out, name), "wb") as f:
             f.write(part)
 PY
-log "fuzzing MLIR input for ${MLIR_SECONDS}s"
-status=0
-"$FUZZ_BUILD/bin/loom-mlir-fuzz" -max_total_time="$MLIR_SECONDS" \
-  -rss_limit_mb=4096 -max_len=65536 -print_final_stats=1 \
-  -artifact_prefix="$FUZZ_BUILD/mlir-" "$mcorpus" \
-  >"$FUZZ_BUILD/mlir-fuzz.log" 2>&1 || status=$?
-grep -v -E '^#[0-9]+[[:space:]]+(NEW|REDUCE|pulse)|NEW_FUNC|# Uses: ' "$FUZZ_BUILD/mlir-fuzz.log" | tail -n 12
-if [ "$status" != 0 ]; then
-  log "the MLIR fuzzer found a crash (exit $status); the input is in $FUZZ_BUILD/mlir-crash-*"
-  exit 1
-fi
-log "MLIR fuzzing: no crashes in ${MLIR_SECONDS}s"
+run_fuzzer loom-mlir-fuzz mlir "$MLIR_SECONDS" "$mcorpus" "fuzzing MLIR input"
 
 # Cluster descriptions: the examples under clusters/.
 CLUSTER_SECONDS=${LOOM_CLUSTER_FUZZ_SECONDS:-10}
 ccorpus=$FUZZ_BUILD/cluster-corpus
 mkdir -p "$ccorpus"
 cp "$LOOM_ROOT"/clusters/*.json "$ccorpus/"
-log "fuzzing the cluster reader for ${CLUSTER_SECONDS}s"
-status=0
-"$FUZZ_BUILD/bin/loom-cluster-fuzz" -max_total_time="$CLUSTER_SECONDS" \
-  -rss_limit_mb=4096 -max_len=65536 -print_final_stats=1 \
-  -artifact_prefix="$FUZZ_BUILD/cluster-" "$ccorpus" \
-  >"$FUZZ_BUILD/cluster-fuzz.log" 2>&1 || status=$?
-grep -v -E '^#[0-9]+[[:space:]]+(NEW|REDUCE|pulse)|NEW_FUNC|# Uses: ' "$FUZZ_BUILD/cluster-fuzz.log" | tail -n 12
-if [ "$status" != 0 ]; then
-  log "the cluster fuzzer found a crash (exit $status); the input is in $FUZZ_BUILD/cluster-crash-*"
-  exit 1
-fi
-log "cluster fuzzing: no crashes in ${CLUSTER_SECONDS}s"
+run_fuzzer loom-cluster-fuzz cluster "$CLUSTER_SECONDS" "$ccorpus" "fuzzing the cluster reader"

@@ -12,9 +12,24 @@ namespace loom {
 using namespace mlir;
 
 namespace {
-size_t bodySize(Operation *op) {
-  auto generic = dyn_cast<linalg::GenericOp>(op);
-  return generic ? generic.getBody()->getOperations().size() : 1;
+// Whether fusing `producer` into `consumer` would make a body of more than
+// `limit` operations; counts no further than the limit (a block's size is a
+// walk over its list).
+bool fusedBodyExceeds(Operation *producer, Operation *consumer, size_t limit) {
+  size_t count = 0;
+  for (Operation *op : {producer, consumer}) {
+    auto generic = dyn_cast<linalg::GenericOp>(op);
+    if (!generic) {
+      ++count;
+      continue;
+    }
+    for (Operation &inner : generic.getBody()->getOperations()) {
+      (void)inner;
+      if (++count > limit)
+        return true;
+    }
+  }
+  return count > limit;
 }
 
 struct FuseElementwisePass
@@ -31,15 +46,19 @@ struct FuseElementwisePass
       auto consumer = dyn_cast<linalg::GenericOp>(operand->getOwner());
       if (!producer || !consumer || !producer->hasOneUse())
         return false;
-      if (bodySize(producer) + bodySize(consumer) > maxBody)
+      if (fusedBodyExceeds(producer, consumer, maxBody))
         return false;
       AffineMap map = consumer.getMatchingIndexingMap(operand);
       return map.isPermutation();
     };
     linalg::populateElementwiseOpsFusionPatterns(patterns, control);
     linalg::populateEraseUnusedOperandsAndResultsPatterns(patterns);
-    if (failed(
-            applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
+    // Fusion leaves the control flow as it was: simplifying every region
+    // after each sweep only costs time on large graphs.
+    GreedyRewriteConfig config;
+    config.enableRegionSimplification = GreedySimplifyRegionLevel::Disabled;
+    if (failed(applyPatternsAndFoldGreedily(getOperation(), std::move(patterns),
+                                            config)))
       signalPassFailure();
   }
 };
