@@ -89,24 +89,10 @@ bool mapParameters(loom_program &program, std::string &error,
     return true;
   std::string path = joinPath(program.artifactDir, manifest.parameterFile);
   status = LOOM_ERROR_IO;
-  // O_NONBLOCK: a FIFO in its place must not block the open.
-  int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) {
-    error = "cannot open parameter file '" + path + "': " + errnoMessage(errno);
+  uint64_t fileSize = 0;
+  int fd = openRegularFile(path, fileSize, error, "open parameter file");
+  if (fd < 0)
     return false;
-  }
-  struct stat st;
-  if (::fstat(fd, &st) != 0) {
-    error = "cannot read parameter file '" + path + "': " + errnoMessage(errno);
-    ::close(fd);
-    return false;
-  }
-  if (!S_ISREG(st.st_mode)) {
-    error = "cannot read parameter file '" + path + "': not a regular file";
-    ::close(fd);
-    return false;
-  }
-  uint64_t fileSize = static_cast<uint64_t>(st.st_size);
   for (const TensorSpec &parameter : manifest.parameters) {
     // offset + nbytes cannot overflow: both are below 2^63.
     uint64_t end = parameter.offset + parameter.globalNbytes;

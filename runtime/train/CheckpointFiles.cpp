@@ -215,3 +215,9 @@ std::string train::pruneCheckpoints(const std::string &root, int64_t done,
     checkpoint::syncDirectory(root);
   return problems;
 }
+
+std::string loom::rt::train::shardName(int rank) {
+  char name[64];
+  std::snprintf(name, sizeof(name), "rank-%05d.safetensors", rank);
+  return name;
+}

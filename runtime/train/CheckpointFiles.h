@@ -38,6 +38,9 @@ private:
   int fd = -1;
 };
 
+/// The file rank `rank` writes its shard to: "rank-00003.safetensors".
+std::string shardName(int rank);
+
 /// ".NAME.<pid>-<random>.tmp" beside `path`: unique to this process, and
 /// hidden from the names a checkpoint lists.
 std::string temporaryPath(const std::string &path);

@@ -17,6 +17,7 @@
 #include "loom/runtime/Json.h"
 #include "loom/runtime/Safetensors.h"
 #include "loom/runtime/Support.h"
+#include "train/CheckpointFiles.h"
 #include "train/Trainer.h"
 #include <cstdio>
 #include <set>
@@ -230,10 +231,8 @@ Trainer::writeCheckpointManifest(const std::string &dir, int64_t done,
   for (int r = 0; r < size; ++r) {
     if (table[2 * r] == 0)
       continue;
-    char fileName[64];
-    std::snprintf(fileName, sizeof(fileName), "rank-%05d.safetensors", r);
     writer.beginObject();
-    writer.key("file").string(fileName);
+    writer.key("file").string(shardName(r));
     writer.key("rank").integer(r);
     writer.key("size").integer(table[2 * r] - 1);
     writer.key("crc32").integer(table[2 * r + 1]);

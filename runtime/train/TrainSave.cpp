@@ -55,11 +55,6 @@ unsigned testDelayMs() {
   return ms;
 }
 
-std::string shardName(int r) {
-  char name[64];
-  std::snprintf(name, sizeof(name), "rank-%05d.safetensors", r);
-  return name;
-}
 } // namespace
 
 bool Trainer::checkpointAfter(int64_t done) {
