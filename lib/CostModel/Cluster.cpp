@@ -200,6 +200,20 @@ llvm::Expected<Cluster> loom::parseCluster(llvm::StringRef json,
                   "\"device.peak_tflops." + llvm::StringRef(key) + "\"" + why);
     c.device.peakTFLOPs[key] = *d;
   }
+  if (auto e =
+          number(*device, "power_w", "device.", file, c.device.powerW, false))
+    return std::move(e);
+  c.device.idlePowerW = c.device.powerW;
+  if (auto e = number(*device, "idle_power_w", "device.", file,
+                      c.device.idlePowerW, false, /*allowZero=*/true))
+    return std::move(e);
+  if (device->get("idle_power_w") &&
+      (!device->get("power_w") || c.device.idlePowerW > c.device.powerW))
+    return fail(file, "\"device.idle_power_w\" needs \"device.power_w\" and "
+                      "must be at most it");
+  if (auto e = number(*device, "price_per_hour", "device.", file,
+                      c.device.pricePerHour, false, /*allowZero=*/true))
+    return std::move(e);
   if (const llvm::json::Value *curve = device->get("matmul_tflops_by_size"))
     if (auto e = parseMatmulCurve(*curve, file, c.device.matmulTFLOPsBySize))
       return std::move(e);

@@ -63,6 +63,41 @@ std::string meshSpecOf(const planner::Plan &plan, bool withPipeline) {
   return spec;
 }
 
+/// `--plan SPEC --strategy=auto`: the given plan beside the auto plan.
+void printComparison(llvm::raw_ostream &os, StringRef spec,
+                     FailureOr<planner::PlanResult> &mine, StringRef why,
+                     const planner::Plan &autoPlan) {
+  using planner::formatBytes;
+  using planner::formatSeconds;
+  os << "the given plan (--plan " << spec << ")\n";
+  if (failed(mine)) {
+    os << "  impossible: " << why << "\n\n";
+    return;
+  }
+  const planner::Plan &p = mine->best;
+  auto line = [&](StringRef name, const planner::Plan &q) {
+    os << llvm::formatv("  {0,-6} {1,10} {2,11} per device  MFU {3,5:F1} %  "
+                        "{4}\n",
+                        name, formatSeconds(q.time.total()),
+                        formatBytes(q.memory.total()), 100 * q.mfu, q.shape());
+  };
+  if (!p.fits) {
+    os << "  does not fit: " << why << "\n\n";
+    return;
+  }
+  line("given", p);
+  line("auto", autoPlan);
+  double ratio = p.time.total() / autoPlan.time.total();
+  if (ratio > 1 + 1e-9)
+    os << llvm::formatv("  auto is {0:F2}x faster: the given plan loses on ",
+                        ratio)
+       << planner::whyWorse(p, autoPlan) << "\n";
+  else
+    os << "  the given plan is as fast as auto's or faster (auto also "
+          "weighs memory and simplicity)\n";
+  os << "  " << planner::Planner::summaryLine(p) << "\n\n";
+}
+
 /// Reports one hand plan for --hand-plans.
 void printHand(llvm::raw_ostream &os, StringRef name,
                FailureOr<planner::PlanResult> &hand, StringRef why,
@@ -120,16 +155,37 @@ loom::driver::planAuto(ModuleOp module, const Options &options, Location loc) {
     else
       popts.microbatches = 1;
   }
-  if (options.train.recomputeGiven)
-    popts.recompute = options.train.recompute != "off";
-  // The planner prices GPipe and 1F1B; ZB-H1 and interleaved 1F1B run with
-  // 1F1B's memory and are priced as it (their smaller bubble is not
-  // modelled yet).
-  if (options.train.scheduleGiven)
-    popts.schedule = options.train.schedule == "gpipe"
-                         ? planner::Schedule::GPipe
-                         : planner::Schedule::OneFOneB;
+  if (options.train.recomputeGiven) {
+    popts.recompute = dist::symbolizeRecompute(options.train.recompute);
+    if (!popts.recompute)
+      return emitError(loc) << "--recompute=" << options.train.recompute
+                            << ": expected off, full or selective";
+  }
+  if (options.train.scheduleGiven) {
+    popts.schedule = planner::parseSchedule(options.train.schedule);
+    if (!popts.schedule || *popts.schedule == planner::Schedule::None)
+      return emitError(loc) << "--schedule=" << options.train.schedule
+                            << ": expected gpipe, 1f1b, interleaved or zb1p";
+    popts.vpp = options.train.chunks();
+  }
+  if (po.attention == "fused" ||
+      (po.attention.empty() && cluster->device.kind == "gpu"))
+    popts.fusedAttention = true;
+  else if (!po.attention.empty() && po.attention != "materialized")
+    return emitError(loc) << "--attention=" << po.attention
+                          << ": expected fused or materialized";
+  if (po.objective == "energy")
+    popts.objective = planner::Objective::Energy;
+  else if (po.objective == "cost")
+    popts.objective = planner::Objective::Cost;
+  else if (po.objective != "time")
+    return emitError(loc) << "--objective=" << po.objective
+                          << ": expected time, energy or cost";
   if (!options.mesh.empty()) {
+    if (po.specGiven)
+      return emitError(loc) << "--plan gives the mesh itself (dp=, tp=, "
+                               "pp=): drop --mesh "
+                            << options.mesh;
     // --strategy=auto --mesh: the mesh fixes dp, tp and pp.
     popts.dp = popts.tp = popts.pp = 1;
     int64_t total = 1;
@@ -140,7 +196,8 @@ loom::driver::planAuto(ModuleOp module, const Options &options, Location loc) {
       if (size.trim().getAsInteger(10, n) || n < 1 ||
           (axis != "dp" && axis != "tp" && axis != "pp"))
         return emitError(loc) << "--strategy=auto --mesh " << options.mesh
-                              << ": the planner takes axes dp, tp and pp";
+                              << ": the planner takes axes dp, tp and pp "
+                                 "(--plan fixes the rest)";
       (axis == "dp" ? *popts.dp : axis == "tp" ? *popts.tp : *popts.pp) = n;
       if (llvm::MulOverflow(total, n, total) || total > kMaxDevices)
         return emitError(loc) << "--strategy=auto --mesh " << options.mesh
@@ -148,17 +205,68 @@ loom::driver::planAuto(ModuleOp module, const Options &options, Location loc) {
     }
     popts.devices = total;
   }
+  // --plan: the given plan, alone or beside the auto plan.
+  std::optional<planner::PlannerOptions> given;
+  if (po.specGiven) {
+    planner::PlannerOptions s = popts;
+    std::string why = planner::parsePlanSpec(po.spec, s);
+    if (!why.empty())
+      return emitError(loc) << "--plan " << po.spec << ": " << why;
+    auto clash = [&](const char *flag, bool set, bool differs) {
+      if (set && differs)
+        why = std::string("it contradicts ") + flag;
+    };
+    clash("--zero", popts.zero.has_value(), s.zero != popts.zero);
+    clash("--recompute", popts.recompute.has_value(),
+          s.recompute != popts.recompute);
+    clash("--schedule", popts.schedule.has_value(),
+          s.schedule != popts.schedule || s.vpp != popts.vpp);
+    if (!why.empty())
+      return emitError(loc) << "--plan " << po.spec << ": " << why;
+    // A whole mesh given: that many devices, unless --devices says.
+    if (s.dp && s.tp && s.pp && !po.devices) {
+      // Each is at most kMaxDevices = 2^20: the product fits.
+      int64_t total = *s.dp * *s.tp * *s.pp;
+      if (total > kMaxDevices)
+        return emitError(loc) << "--plan " << po.spec << ": " << total
+                              << " devices, more than " << kMaxDevices;
+      s.devices = total;
+    }
+    s.keepRejected = 0;
+    s.returnUnfit = true;
+    given = s;
+  }
+  bool compare = given && options.strategy == Strategy::Auto;
+  // Beside a whole given mesh, auto plans for the same devices.
+  if (compare && !po.devices && options.mesh.empty())
+    popts.devices = given->devices;
+  const planner::PlannerOptions &chosen = given && !compare ? *given : popts;
   FailureOr<std::unique_ptr<planner::Planner>> planner =
       planner::Planner::create(fn);
   if (failed(planner))
     return failure();
   std::string why;
   FailureOr<planner::PlanResult> result =
-      (*planner)->plan(*cluster, popts, why);
-  if (failed(result))
+      (*planner)->plan(*cluster, chosen, why);
+  if (failed(result)) {
+    if (given && !compare)
+      return emitError(loc) << "--plan " << po.spec << ": " << why;
     return emitError(loc) << "--strategy=auto: " << why;
+  }
   const planner::Plan &plan = result->best;
-  if (po.explain) {
+  bool explain = po.explain || po.specGiven;
+  if (compare) {
+    std::string givenWhy;
+    FailureOr<planner::PlanResult> mine =
+        (*planner)->plan(*cluster, *given, givenWhy);
+    printComparison(llvm::outs(), po.spec, mine, givenWhy, plan);
+  }
+  // --plan alone on a plan that does not fit: explained, then refused.
+  if (!plan.fits) {
+    (*planner)->explain(*result, *cluster, llvm::outs());
+    return emitError(loc) << "--plan " << po.spec << ": " << why;
+  }
+  if (explain) {
     (*planner)->explain(*result, *cluster, llvm::outs());
     if (po.handPlans) {
       llvm::outs() << "hand plans under the same model\n";
@@ -186,13 +294,16 @@ loom::driver::planAuto(ModuleOp module, const Options &options, Location loc) {
   }
   AutoDecision decision;
   decision.zero = plan.zero;
-  decision.schedule =
-      plan.schedule == planner::Schedule::GPipe ? "gpipe" : "1f1b";
-  decision.recompute = plan.recompute ? "full" : "off";
-  if (po.explain && !options.outputGiven) {
+  decision.schedule = plan.schedule == planner::Schedule::None
+                          ? "1f1b"
+                          : planner::scheduleName(plan.schedule).str();
+  decision.virtualStages = plan.vpp;
+  decision.recompute = dist::stringifyRecompute(plan.recompute).str();
+  if (explain && !options.outputGiven) {
     decision.done = true;
     return decision;
   }
+
   if (po.simulate) {
     // A simulated plan's microbatches split the model's batch, and GPUs are
     // priced in mixed precision: it is shown, not compiled.
@@ -213,6 +324,12 @@ loom::driver::planAuto(ModuleOp module, const Options &options, Location loc) {
       (*planner)->markStages(plan);
     decision.meshSpec = meshSpecOf(plan, /*withPipeline=*/true);
   }
+  if (plan.sequenceParallel && options.emit != EmitKind::Plan)
+    return emitError(loc)
+           << "the plan (" << plan.shape()
+           << ") uses sequence parallelism, which loomc prices but does not "
+              "compile yet: it is shown (--explain, --emit=plan), not "
+              "compiled; plan with sp=off to compile";
   if (!decision.meshSpec.empty())
     (*planner)->annotate(plan);
   return decision;

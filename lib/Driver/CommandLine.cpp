@@ -190,6 +190,30 @@ struct CommandLine {
                      "$XDG_CACHE_HOME/loom/plans or ~/.cache/loom/plans; "
                      "off: none)"),
       llvm::cl::value_desc("DIR|off"), llvm::cl::cat(distCategory)};
+  llvm::cl::opt<std::string> planSpec{
+      "plan",
+      llvm::cl::desc("Price and explain this plan (keys left out are "
+                     "searched): dp, tp, pp, vpp, microbatches or "
+                     "microbatch-size, schedule=gpipe|1f1b|interleaved|zb1p, "
+                     "zero=0-3, recompute=off|full|selective, sp=on|off, "
+                     "tp-ops=megatron|searched; with --strategy=auto it is "
+                     "compared with the auto plan"),
+      llvm::cl::value_desc("dp=8,tp=8,pp=4,..."), llvm::cl::cat(distCategory)};
+  llvm::cl::opt<std::string> objective{
+      "objective",
+      llvm::cl::desc("What the planner minimises: time (per step, default), "
+                     "energy (per step; needs device.power_w) or cost (per "
+                     "step; needs device.price_per_hour); energy and cost "
+                     "may leave devices idle"),
+      llvm::cl::init("time"), llvm::cl::cat(distCategory)};
+  llvm::cl::opt<std::string> attention{
+      "attention",
+      llvm::cl::desc("How the planner prices attention cores: fused (one "
+                     "kernel, scores never stored: FlashAttention, cuDNN "
+                     "SDPA; the default on GPUs) or materialized (the "
+                     "separate ops, as the CPU target runs them; the default "
+                     "on CPUs)"),
+      llvm::cl::cat(distCategory)};
   llvm::cl::opt<bool> handPlans{
       "hand-plans",
       llvm::cl::desc("With --explain: also price the best hand plans (data "
@@ -376,6 +400,10 @@ struct CommandLine {
     options.plan.simulate = simulate;
     options.plan.precision = precision;
     options.plan.handPlans = handPlans;
+    options.plan.spec = planSpec;
+    options.plan.specGiven = planSpec.getNumOccurrences() > 0;
+    options.plan.objective = objective;
+    options.plan.attention = attention;
     options.plan.cacheDir = planCache;
     if (planCache.getNumOccurrences() == 0) {
       llvm::SmallString<256> dir;

@@ -169,6 +169,9 @@ static LogicalResult createMesh(ModuleOp module, const Options &options,
 static Strategy effectiveStrategy(ModuleOp module, const Options &options) {
   if (options.strategy != Strategy::None)
     return options.strategy;
+  // --plan is the planner's, mesh included.
+  if (options.plan.specGiven)
+    return Strategy::Auto;
   if (!options.mesh.empty())
     return Strategy::Data;
   // A plan in the input is partitioned for what runs or shows the
@@ -177,7 +180,8 @@ static Strategy effectiveStrategy(ModuleOp module, const Options &options) {
   if (!module.getOps<dist::MeshOp>().empty())
     return global ? Strategy::None : Strategy::Manual;
   const PlanOptions &plan = options.plan;
-  if (plan.explain || plan.simulate || !plan.traceFile.empty())
+  if (plan.explain || plan.simulate || plan.specGiven ||
+      !plan.traceFile.empty())
     return Strategy::Auto;
   // Without a plan to show, the global forms stay global, and one device
   // needs no plan.
@@ -201,9 +205,12 @@ LogicalResult loom::driver::runPipeline(
   // The explanation and the trace are the planner's: without it they would
   // silently not be written.
   if (strategy != Strategy::Auto &&
-      (options.plan.explain || !options.plan.traceFile.empty()))
+      (options.plan.explain || options.plan.specGiven ||
+       !options.plan.traceFile.empty()))
     return emitError(loc)
-           << (options.plan.explain ? "--explain" : "--trace")
+           << (options.plan.explain     ? "--explain"
+               : options.plan.specGiven ? "--plan"
+                                        : "--trace")
            << " shows the planner's plan, but --strategy="
            << (strategy == Strategy::Data       ? "data"
                : strategy == Strategy::Megatron ? "megatron"
@@ -229,8 +236,10 @@ LogicalResult loom::driver::runPipeline(
       return success();
     if (train.enabled && !train.zeroGiven)
       train.step.zero = decision->zero;
-    if (train.enabled && !train.scheduleGiven)
+    if (train.enabled && !train.scheduleGiven) {
       train.schedule = decision->schedule;
+      train.virtualStages = decision->virtualStages;
+    }
     if (train.enabled && !train.recomputeGiven) {
       train.recompute = decision->recompute;
       train.step.recompute = dist::symbolizeRecompute(train.recompute)
@@ -377,8 +386,8 @@ static int runLoomc(int argc, char **argv) {
   if (!stages.empty() && options.emit == EmitKind::Artifact)
     return failed(emitPipelined(stages, options, nullptr)) ? ExitCode::Failure
                                                            : ExitCode::Success;
-  // --explain alone: the explanation was the output.
-  if (options.plan.explain && !options.outputGiven)
+  // --explain or --plan alone: the explanation was the output.
+  if ((options.plan.explain || options.plan.specGiven) && !options.outputGiven)
     return ExitCode::Success;
   if (options.emit == EmitKind::Artifact)
     return failed(emitArtifact(*module, options)) ? ExitCode::Failure

@@ -24,6 +24,8 @@ struct AutoDecision {
   int64_t zero = 0;
   /// The plan's pipeline schedule and recomputation, as loomc spells them.
   std::string schedule = "1f1b", recompute = "off";
+  /// Model chunks per stage (the interleaved schedule).
+  int64_t virtualStages = 1;
 };
 
 /// Plans the model (--strategy=auto), prints what was asked, and writes the

@@ -1,6 +1,9 @@
 //===- Explain.cpp - Saying why a plan, and drawing its timeline ----------===//
 
 #include "Model.h"
+#include "loom/Passes/Dist/Schedules.h"
+#include "loom/Planner/PipelineModel.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include <cmath>
@@ -10,7 +13,7 @@ using namespace loom;
 using namespace loom::planner;
 
 namespace {
-const char *scheduleName(Schedule s) {
+const char *displayName(Schedule s) {
   switch (s) {
   case Schedule::None:
     return "none";
@@ -18,6 +21,23 @@ const char *scheduleName(Schedule s) {
     return "GPipe";
   case Schedule::OneFOneB:
     return "1F1B";
+  case Schedule::Interleaved:
+    return "interleaved 1F1B";
+  case Schedule::ZeroBubble:
+    return "ZB-H1 (zero bubble)";
+  }
+  return "?";
+}
+
+const char *recomputeText(dist::Recompute r) {
+  switch (r) {
+  case dist::Recompute::Off:
+    return "off";
+  case dist::Recompute::Full:
+    return "full (each layer's forward runs again in backward)";
+  case dist::Recompute::Selective:
+    return "selective (matrix products kept, the ops between them run "
+           "again in backward)";
   }
   return "?";
 }
@@ -36,6 +56,18 @@ std::string count(double n) {
   if (n >= 1e3)
     return llvm::formatv("{0:F1} K", n / 1e3).str();
   return llvm::formatv("{0:F0}", n).str();
+}
+
+/// "850 J", "12.3 kJ", "4.56 MJ", "1.2 kWh" style energy.
+std::string formatEnergy(double joules) {
+  const char *units[] = {"J", "kJ", "MJ", "GJ", "TJ"};
+  int u = 0;
+  while (std::fabs(joules) >= 1000 && u < 4) {
+    joules /= 1000;
+    ++u;
+  }
+  return llvm::formatv(u == 0 ? "{0:F0} {1}" : "{0:F2} {1}", joules, units[u])
+      .str();
 }
 
 std::string percent(double part, double whole) {
@@ -62,15 +94,26 @@ void Planner::explain(const PlanResult &r, const Cluster &cluster,
   os << llvm::formatv("  batch           {0} microbatch(es) of {1} sample(s) "
                       "per data-parallel rank",
                       p.microbatches, p.microbatchSize);
-  if (p.pp > 1)
-    os << ", " << scheduleName(p.schedule) << " schedule";
+  if (p.pp > 1) {
+    os << ", " << displayName(p.schedule) << " schedule";
+    if (p.vpp > 1)
+      os << " with " << p.vpp << " model chunks per stage";
+  }
   os << "\n";
+  if (p.devices() < r.devices)
+    os << "  devices         " << p.devices() << " of " << r.devices
+       << (r.objective == Objective::Time
+               ? " (the rest idle: more would only compute redundantly)"
+               : " (the rest idle: more would cost more per step)")
+       << "\n";
   os << "  ZeRO stage      " << p.zero << "\n";
-  os << "  recomputation   "
-     << (p.recompute ? "full (each layer's forward "
-                       "runs again in backward)"
-                     : "off")
-     << "\n";
+  os << "  recomputation   " << recomputeText(p.recompute) << "\n";
+  if (p.tp > 1)
+    os << "  sequence par.   "
+       << (p.sequenceParallel ? "on (ops outside the tensor-parallel pairs "
+                                "split along the sequence)"
+                              : "off")
+       << "\n";
   if (p.tp > 1) {
     int64_t split = 0, batched = 0;
     const auto &all = model->strategies(p.tp);
@@ -109,9 +152,27 @@ void Planner::explain(const PlanResult &r, const Cluster &cluster,
   os << llvm::formatv("  {0,-24} {1,10} {2}\n", "exposed communication",
                       formatSeconds(p.time.exposedComm),
                       percent(p.time.exposedComm, total));
-  os << llvm::formatv("  {0,-24} {1,10} {2}\n\n", "pipeline bubble",
+  os << llvm::formatv("  {0,-24} {1,10} {2}\n", "pipeline bubble",
                       formatSeconds(p.time.bubble),
                       percent(p.time.bubble, total));
+  if (cluster.device.powerW > 0) {
+    os << "  energy                  " << formatEnergy(p.energyJoules)
+       << " per step";
+    if (r.tokens > 0)
+      os << ", " << formatEnergy(p.energyJoules / r.tokens * 1e6)
+         << " per million tokens";
+    os << "\n";
+  }
+  if (cluster.device.pricePerHour > 0) {
+    os << "  cost                    " << llvm::format("%.4g", p.cost)
+       << " per step";
+    if (r.tokens > 0)
+      os << ", " << llvm::format("%.4g", p.cost / r.tokens * 1e6)
+         << " per million tokens";
+    os << " (at " << llvm::format("%g", cluster.device.pricePerHour)
+       << " per device-hour)\n";
+  }
+  os << "\n";
 
   os << "memory per device (fullest stage)  " << formatBytes(p.memory.total())
      << " of " << formatBytes(p.memoryCapacity) << "\n";
@@ -179,6 +240,20 @@ void Planner::explain(const PlanResult &r, const Cluster &cluster,
     os << " (per-op tensor-parallel assignments: " << r.assignmentsSearched
        << " searched, " << r.assignmentsCached << " from the cache)";
   os << "\n";
+  os << summaryLine(p) << "\n";
+}
+
+std::string Planner::summaryLine(const Plan &p) {
+  std::string line = llvm::formatv("plan={0} seconds={1:e} memory_bytes={2:F0} "
+                                   "mfu={3:F4} devices={4}",
+                                   p.spec(), p.time.total(), p.memory.total(),
+                                   p.mfu, p.devices())
+                         .str();
+  if (p.energyJoules > 0)
+    line += llvm::formatv(" energy_j={0:e}", p.energyJoules).str();
+  if (p.cost > 0)
+    line += llvm::formatv(" cost={0:e}", p.cost).str();
+  return line;
 }
 
 void Planner::trace(const Plan &p, const Cluster &cluster,
@@ -187,39 +262,26 @@ void Planner::trace(const Plan &p, const Cluster &cluster,
   int64_t pp = p.pp, mb = p.microbatches;
   bool train = options.train;
   bool overlap = cluster.device.kind == "gpu";
-  // The order each stage runs its work in.
-  struct Work {
-    bool backward;
-    int64_t microbatch;
-  };
-  std::vector<std::vector<Work>> order(pp);
+  int64_t v = std::max<int64_t>(1, p.vpp);
+  // The order each stage runs its units in: the compiler's own schedules.
+  std::vector<llvm::SmallVector<dist::Unit>> order(pp);
   for (int64_t s = 0; s < pp; ++s) {
     if (!train || pp == 1) {
       // Inference, or gradient accumulation: microbatch after microbatch.
       for (int64_t i = 0; i < mb; ++i) {
-        order[s].push_back({false, i});
+        order[s].push_back({i, dist::UnitKind::Forward});
         if (train)
-          order[s].push_back({true, i});
+          order[s].push_back({i, dist::UnitKind::Backward});
       }
       continue;
     }
-    if (p.schedule == Schedule::GPipe) {
-      for (int64_t i = 0; i < mb; ++i)
-        order[s].push_back({false, i});
-      for (int64_t i = 0; i < mb; ++i)
-        order[s].push_back({true, i});
-      continue;
-    }
-    int64_t warmup = std::min(pp - s - 1, mb);
-    int64_t f = 0, b = 0;
-    for (; f < warmup; ++f)
-      order[s].push_back({false, f});
-    while (f < mb) {
-      order[s].push_back({false, f++});
-      order[s].push_back({true, b++});
-    }
-    while (b < mb)
-      order[s].push_back({true, b++});
+    dist::Schedule kind =
+        p.schedule == Schedule::GPipe         ? dist::Schedule::GPipe
+        : p.schedule == Schedule::Interleaved ? dist::Schedule::Interleaved
+        : p.schedule == Schedule::ZeroBubble  ? dist::Schedule::ZeroBubble
+                                              : dist::Schedule::OneFOneB;
+    std::string why;
+    order[s] = dist::scheduleUnits(kind, s, pp, mb, v, why);
   }
   enum Lane { Compute, TensorParallel, DataParallel, Pipeline };
   llvm::json::Array events;
@@ -235,9 +297,11 @@ void Planner::trace(const Plan &p, const Cluster &cluster,
                                         {"ts", start * 1e6},
                                         {"dur", dur * 1e6}});
   };
-  // Simulate: work starts when its stage is free and its input arrived.
-  std::vector<std::vector<double>> fEnd(pp, std::vector<double>(mb, -1)),
-      bEnd(pp, std::vector<double>(mb, -1));
+  // Simulate: a unit starts when its stage is free and its input arrived.
+  // Ends by (microbatch, virtual stage): forward, and gradient sent back.
+  int64_t parts = pp * v;
+  std::vector<std::vector<double>> fEnd(parts, std::vector<double>(mb, -1)),
+      bEnd(parts, std::vector<double>(mb, -1));
   std::vector<size_t> next(pp, 0);
   std::vector<double> free(pp, 0), lastBackward(pp, 0);
   bool progress = true;
@@ -246,36 +310,49 @@ void Planner::trace(const Plan &p, const Cluster &cluster,
     for (int64_t s = 0; s < pp; ++s) {
       const Plan::StageTimes &t = p.stageTimes[s];
       while (next[s] < order[s].size()) {
-        Work w = order[s][next[s]];
+        const dist::Unit &w = order[s][next[s]];
+        int64_t vs = dist::virtualStage(s, w.chunk, pp);
+        bool forward = w.kind == dist::UnitKind::Forward;
+        bool weight = w.kind == dist::UnitKind::WeightGrad;
         double ready;
-        if (!w.backward)
-          ready = s == 0 ? 0 : fEnd[s - 1][w.microbatch];
+        if (forward)
+          ready = vs == 0 ? 0 : fEnd[vs - 1][w.microbatch];
+        else if (weight)
+          ready = bEnd[vs][w.microbatch];
         else
-          ready =
-              s == pp - 1 ? fEnd[s][w.microbatch] : bEnd[s + 1][w.microbatch];
-        if (ready < 0)
+          ready = vs == parts - 1 ? fEnd[vs][w.microbatch]
+                                  : bEnd[vs + 1][w.microbatch];
+        if (ready < 0 || (!forward && fEnd[vs][w.microbatch] < 0))
           break;
         double start = std::max(ready, free[s]);
-        double compute = w.backward ? t.backward : t.forward;
-        double tp = w.backward ? t.tpBackward : t.tpForward;
-        double send = pp > 1 ? (train ? t.p2p / 2 : t.p2p) : 0;
-        std::string name =
-            llvm::formatv("{0}{1}", w.backward ? "B" : "F", w.microbatch).str();
+        double compute = forward  ? t.forward
+                         : weight ? t.weightGrad
+                         : w.kind == dist::UnitKind::InputGrad
+                             ? t.backward - t.weightGrad
+                             : t.backward;
+        compute /= v;
+        double tp = weight ? 0 : (forward ? t.tpForward : t.tpBackward) / v;
+        double send =
+            (forward ? t.p2p - t.p2pBackward : t.p2pBackward) / double(v);
+        std::string name = dist::formatUnit(w);
         event(name, s, Compute, start, compute,
-              w.backward ? "backward" : "forward");
+              forward ? "forward" : "backward");
         event(name + " tp", s, TensorParallel, start + compute, tp,
               "communication");
-        if (p.zero == 3)
-          event(name + " gather", s, DataParallel, start, t.dpGather,
+        if (p.zero == 3 && !weight)
+          event(name + " gather", s, DataParallel, start, t.dpGather / v,
                 "communication");
-        bool sends = w.backward ? s > 0 : s < pp - 1;
+        bool sends = !weight && (forward ? vs < parts - 1 : vs > 0);
         if (sends)
           event(name + " send", s, Pipeline, start + compute + tp, send,
                 "communication");
         double end = start + compute + tp + (sends ? send : 0);
-        if (w.backward)
+        if (!forward)
           lastBackward[s] = start;
-        (w.backward ? bEnd : fEnd)[s][w.microbatch] = end;
+        if (forward)
+          fEnd[vs][w.microbatch] = end;
+        else if (!weight)
+          bEnd[vs][w.microbatch] = end;
         free[s] = end;
         ++next[s];
         progress = true;

@@ -192,7 +192,79 @@ LogicalResult Model::build(func::FuncOp function) {
     if (v.kind == ValueInfo::Parameter)
       numParameters += v.elements;
   buildSegments();
+  findAttention();
+  findSaved();
   return success();
+}
+
+void Model::findSaved() {
+  // Ops whose gradient does not read their forward operands.
+  auto linear = [](Operation *op) {
+    return isa<nn::NegOp, nn::AddOp, nn::SubOp, nn::CastOp, nn::ReduceSumOp,
+               nn::ReduceMeanOp, nn::ConcatOp, nn::SliceOp, nn::SplitOp,
+               nn::BroadcastToOp, nn::ReshapeOp, nn::TransposeOp, nn::SqueezeOp,
+               nn::UnsqueezeOp, nn::PadOp, nn::AvgPoolOp, nn::GatherOp,
+               nn::WhereOp, nn::CompareOp, nn::TriluOp>(op);
+  };
+  saved.assign(values.size(), false);
+  // Users before producers: a view's source is kept when the view is.
+  for (int i = nodes.size() - 1; i >= 0; --i) {
+    const Node &node = nodes[i];
+    for (int r : node.results)
+      if (r >= 0 && saved[r] && values[r].view && !node.operands.empty() &&
+          node.operands[0] >= 0)
+        saved[node.operands[0]] = true;
+    if (linear(node.op))
+      continue;
+    for (int v : node.operands)
+      if (v >= 0 && values[v].kind == ValueInfo::Activation)
+        saved[v] = true;
+  }
+}
+
+void Model::findAttention() {
+  // softmax(Q K^T) V: a product of two activations whose result is square
+  // in its last two dimensions, a chain of single-use ops of that shape,
+  // and a product taking the chain's end as its left operand.
+  attention.assign(nodes.size(), AttentionRole::None);
+  auto isActivation = [&](int v) {
+    return v >= 0 && values[v].kind == ValueInfo::Activation;
+  };
+  for (auto [i, node] : llvm::enumerate(nodes)) {
+    if (!isa<nn::MatmulOp>(node.op) || !isActivation(node.operands[0]) ||
+        !isActivation(node.operands[1]) || node.results.empty() ||
+        node.results[0] < 0)
+      continue;
+    auto type = cast<RankedTensorType>(values[node.results[0]].value.getType());
+    int64_t rank = type.getRank();
+    if (rank < 3 || type.getDimSize(rank - 1) != type.getDimSize(rank - 2))
+      continue;
+    std::vector<int> chain;
+    int v = node.results[0];
+    int end = -1;
+    for (int step = 0; step < 64; ++step) {
+      if (values[v].uses.size() != 1)
+        break;
+      auto [user, operand] = values[v].uses.front();
+      const Node &next = nodes[user];
+      if (isa<nn::MatmulOp>(next.op)) {
+        if (operand == 0)
+          end = user;
+        break;
+      }
+      if (next.results.size() != 1 || next.results[0] < 0 ||
+          values[next.results[0]].value.getType() != type)
+        break;
+      chain.push_back(user);
+      v = next.results[0];
+    }
+    if (end < 0)
+      continue;
+    attention[i] = AttentionRole::Scores;
+    for (int c : chain)
+      attention[c] = AttentionRole::Inner;
+    attention[end] = AttentionRole::Output;
+  }
 }
 
 void Model::buildSegments() {
@@ -249,36 +321,13 @@ void Model::buildSegments() {
     close(n, -1);
 
   for (Segment &seg : segments) {
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    for (int i = seg.begin; i < seg.end; ++i) {
-      os << nodes[i].op->getName().getStringRef();
-      for (Type t : nodes[i].op->getResultTypes())
-        os << " " << t;
-      for (NamedAttribute a : nodes[i].op->getAttrs())
-        if (!isa<ElementsAttr>(a.getValue()))
-          os << " " << a.getName().getValue() << "=" << a.getValue();
-      for (int id : nodes[i].operands) {
-        if (id < 0) {
-          os << " -";
-          continue;
-        }
-        const ValueInfo &v = values[id];
-        if (v.producer >= seg.begin && v.producer < i)
-          os << " n" << (v.producer - seg.begin);
-        else
-          os << " k" << (int)v.kind << "/" << v.bytes << "/" << v.batchDim;
-      }
-      os << "\n";
-    }
-    seg.structure = llvm::xxh3_64bits(text);
+    seg.structure = structureHash(seg, /*layerOps=*/false);
+    seg.layerShape = structureHash(seg, /*layerOps=*/true);
   }
 
-  std::string previous = "input";
-  int64_t previousIndex = -1;
+  // Parameters and a name for each segment, from its parameters.
+  std::vector<std::string> names(segments.size());
   for (auto [k, seg] : llvm::enumerate(segments)) {
-    std::string group;
-    int64_t index = -1;
     for (int i = seg.begin; i < seg.end; ++i) {
       nodes[i].segment = k;
       seg.hasMatmul |= isa<nn::MatmulOp, nn::Conv2dOp>(nodes[i].op);
@@ -287,18 +336,162 @@ void Model::buildSegments() {
             values[id].uses.front().first != i)
           continue;
         seg.parameters += values[id].elements;
-        if (group.empty())
-          std::tie(group, index) = groupOf(values[id].name);
+        if (names[k].empty())
+          names[k] = values[id].name;
       }
     }
-    if (group.empty()) {
-      group = previous;
-      index = previousIndex;
+  }
+  groupSegments(names);
+}
+
+namespace {
+/// The longest common prefix of `a` and `b`, cut back to before a trailing
+/// digit run and separators: ("h.0.attn.w", "h.1.attn.w") -> "h";
+/// ("h0.ln1.w", "h1.ln1.w") -> "h"; ("layers.0", "layers.1") -> "layers".
+std::string commonStem(llvm::StringRef a, llvm::StringRef b) {
+  size_t n = 0;
+  while (n < a.size() && n < b.size() && a[n] == b[n])
+    ++n;
+  llvm::StringRef stem = a.take_front(n);
+  stem = stem.rtrim("0123456789");
+  stem = stem.rtrim("._-/:");
+  return stem.str();
+}
+/// The name the repetitions of a block share when their parameters are
+/// numbered in order: names[first], names[first + step], ... are
+/// `STEM<sep>N<rest>` with N counting up by one and the same rest (the
+/// stem of `h.0.ln_1.weight`, `h.1.ln_1.weight` is `h`); "" otherwise.
+std::string numberedStem(llvm::ArrayRef<std::string> names, int first, int end,
+                         int step) {
+  if (first + step >= end || names[first].empty() ||
+      names[first + step].empty())
+    return "";
+  std::string stem = commonStem(names[first], names[first + step]);
+  int64_t base = -1;
+  std::string rest;
+  for (int j = first, r = 0; j < end; j += step, ++r) {
+    llvm::StringRef name = names[j];
+    if (stem.empty() || !name.starts_with(stem))
+      return "";
+    llvm::StringRef tail = name.drop_front(stem.size()).ltrim("._-/:");
+    size_t digits = 0;
+    while (digits < tail.size() && llvm::isDigit(tail[digits]))
+      ++digits;
+    int64_t number;
+    if (!digits || tail.take_front(digits).getAsInteger(10, number))
+      return "";
+    if (r == 0) {
+      base = number;
+      rest = tail.drop_front(digits).str();
+    } else if (number != base + r || tail.drop_front(digits) != rest) {
+      return "";
     }
-    seg.group = group;
-    seg.groupIndex = index;
-    previous = group;
-    previousIndex = index;
+  }
+  return stem;
+}
+} // namespace
+
+uint64_t Model::structureHash(const Segment &seg, bool layerOps) const {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  for (int i = seg.begin; i < seg.end; ++i) {
+    // Layers: the products and the ops holding parameters, which every
+    // repetition of a block has whatever else an exporter put around them
+    // (a causal mask computed in the first layer).
+    if (layerOps && !isa<nn::MatmulOp, nn::Conv2dOp>(nodes[i].op) &&
+        llvm::none_of(nodes[i].operands, [&](int id) {
+          return id >= 0 && values[id].kind == ValueInfo::Parameter;
+        }))
+      continue;
+    os << nodes[i].op->getName().getStringRef();
+    for (Type t : nodes[i].op->getResultTypes())
+      os << " " << t;
+    for (NamedAttribute a : nodes[i].op->getAttrs())
+      if (!isa<ElementsAttr>(a.getValue()))
+        os << " " << a.getName().getValue() << "=" << a.getValue();
+    for (int id : nodes[i].operands) {
+      if (id < 0) {
+        os << " -";
+        continue;
+      }
+      const ValueInfo &v = values[id];
+      if (v.producer >= seg.begin && v.producer < i && !layerOps)
+        os << " n" << (v.producer - seg.begin);
+      else
+        os << " k" << (int)v.kind << "/" << v.bytes << "/" << v.batchDim;
+    }
+    os << "\n";
+  }
+  return llvm::xxh3_64bits(text);
+}
+
+void Model::groupSegments(llvm::ArrayRef<std::string> names) {
+  // Layers are repeated blocks of segments: the longest runs where the
+  // segments' structures repeat with some period k (a GPT block is two
+  // segments, attention and MLP), whatever the exporter named them. A
+  // block's group name is what its parameter names share; segments outside
+  // repeated blocks take their parameters' leading name (`wte`) or join the
+  // group before them.
+  int n = segments.size();
+  std::vector<int> period(n, 0), blockStart(n, -1), blockIndex(n, -1);
+  constexpr int kMaxPeriod = 16;
+  int i = 0;
+  while (i < n) {
+    int bestK = 0, bestEnd = i;
+    for (int k = 1; k <= kMaxPeriod && i + 2 * k <= n; ++k) {
+      // Extend while segment j repeats segment j - k.
+      int end = i + k;
+      while (end < n &&
+             segments[end].layerShape == segments[end - k].layerShape)
+        ++end;
+      // Whole repetitions only, at least two, each with a product.
+      int reps = (end - i) / k;
+      bool heavy = false;
+      for (int j = i; j < i + k; ++j)
+        heavy |= segments[j].hasMatmul;
+      if (reps >= 2 && heavy && i + reps * k > bestEnd) {
+        bestK = k;
+        bestEnd = i + reps * k;
+      }
+    }
+    if (!bestK) {
+      ++i;
+      continue;
+    }
+    for (int j = i; j < bestEnd; ++j) {
+      period[j] = bestK;
+      blockStart[j] = i;
+      blockIndex[j] = (j - i) / bestK;
+    }
+    i = bestEnd;
+  }
+  std::string previous = "input", blockName;
+  int64_t previousIndex = -1;
+  for (int k = 0; k < n; ++k) {
+    Segment &seg = segments[k];
+    if (period[k]) {
+      int start = blockStart[k], p = period[k];
+      if (k == start) {
+        blockName.clear();
+        int end = start;
+        while (end < n && blockStart[end] == start)
+          ++end;
+        for (int j = start; j < start + p && blockName.empty(); ++j)
+          blockName = numberedStem(names, j, end, p);
+        if (blockName.empty())
+          blockName = "block" + std::to_string(start);
+      }
+      seg.group = blockName;
+      seg.groupIndex = blockIndex[k];
+    } else if (!names[k].empty()) {
+      seg.group = groupOf(names[k]).first;
+      seg.groupIndex = -1;
+    } else {
+      seg.group = previous;
+      seg.groupIndex = previousIndex;
+    }
+    previous = seg.group;
+    previousIndex = seg.groupIndex;
   }
 }
 

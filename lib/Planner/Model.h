@@ -87,6 +87,10 @@ struct Segment {
   /// Structure of the segment's ops (names, types, how operands connect),
   /// equal for repeated layers: their per-op solutions are shared.
   uint64_t structure = 0;
+  /// The same over the products and the ops holding parameters only: equal
+  /// for the layers of a repeated block even where one of them also
+  /// computes a mask; layer groups are found from it.
+  uint64_t layerShape = 0;
 };
 
 /// Per-device figures of one segment for one microbatch.
@@ -99,6 +103,14 @@ struct SegmentCost {
   double peakActivations = 0;           // bytes live within the segment
   double inputBytes = 0;                // what recomputation keeps
   double boundaryBytes = 0;             // what crosses to the next stage
+  /// The weight-gradient part of `backward` (what ZB-H1 defers), and the
+  /// bytes a deferred weight gradient keeps (the weight products' inputs
+  /// and output gradients).
+  double weightGrad = 0, weightGradBytes = 0;
+  /// Selective recomputation (passes/Dist/Recompute.h): kept are the
+  /// results of matrix products and convolutions and the segment's inputs;
+  /// the other ops run again in backward.
+  double selectiveKept = 0, selectiveRecompute = 0;
   /// tp collective kind -> (bytes, seconds, calls) per microbatch.
   std::map<std::string, CommVolume> comm;
 };
@@ -110,6 +122,13 @@ struct Pricing {
   LinkSpec tpLink;
   bool mixed = false;
   bool train = true;
+  /// Sequence parallelism: ops run whole over tp are split along the
+  /// sequence instead (their time and activations / tp), and tp all-reduces
+  /// of activations become reduce-scatter + all-gather pairs.
+  bool sequenceParallel = false;
+  /// Attention cores run as one fused kernel: the scores are neither
+  /// stored nor read back; backward recomputes them (one more product).
+  bool fusedAttention = false;
   /// Samples per microbatch per device and the graph's batch.
   double microbatch = 1;
   double graphBatch = 1;
@@ -124,7 +143,8 @@ struct Pricing {
   /// One tp collective; `record` adds it to a segment's volumes and to its
   /// forward or backward tp time.
   double collective(CollectiveKind kind, double bytes,
-                    SegmentCost *record = nullptr, bool backward = false) const;
+                    SegmentCost *record = nullptr, bool backward = false,
+                    bool activation = false) const;
 };
 
 /// A per-node choice of strategy for one tp degree.
@@ -132,6 +152,11 @@ struct Assignment {
   std::string name;
   std::vector<int> choice;
 };
+
+/// An op's part in an attention core softmax(Q K^T) V, which a fused
+/// kernel (FlashAttention, cuDNN's SDPA) computes without storing the
+/// scores.
+enum class AttentionRole : int8_t { None, Scores, Inner, Output };
 
 class Model {
 public:
@@ -147,6 +172,11 @@ public:
   llvm::DenseMap<mlir::Value, int> valueIds;
   double numParameters = 0;
   uint64_t hash = 0;
+  /// Per node: its part in an attention core.
+  std::vector<AttentionRole> attention;
+  /// Per value: whether a backward op reads it (an operand of an op whose
+  /// gradient depends on its operands, or the source of such a view).
+  std::vector<bool> saved;
 
   /// Builds the graph; errors are emitted at the culprit.
   mlir::LogicalResult build(mlir::func::FuncOp fn);
@@ -175,6 +205,12 @@ private:
   std::map<std::string, std::vector<Assignment>> candidateCache;
 
   void buildSegments();
+  void findAttention();
+  void findSaved();
+  /// Names the segments' layer groups from the repeated structure of the
+  /// segment chain; `names` is each segment's first parameter's name.
+  void groupSegments(llvm::ArrayRef<std::string> names);
+  uint64_t structureHash(const Segment &seg, bool layerOps) const;
   /// Time of node `i` under strategy `s` (compute and its own backward
   /// partial-sum reductions).
   double nodeSeconds(const Pricing &p, int i, const Strategy &s);
@@ -182,6 +218,11 @@ private:
   /// when it runs split (training only).
   double partialGradientSeconds(const Pricing &p, int i, const Strategy &s,
                                 SegmentCost *record);
+  /// Whether parameter `v` is stored split over tp: its first use takes it
+  /// split, or it is a fused projection whose every slice feeds a split
+  /// product.
+  bool storedSharded(int64_t tp, const std::vector<int> &choice, int v,
+                     Layout firstUse);
   /// Value `v`'s bytes per device before any split: at the pricing's
   /// microbatch and precision.
   double valueBytes(const Pricing &p, int v) const;

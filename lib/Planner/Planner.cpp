@@ -1,8 +1,10 @@
 //===- Planner.cpp - The joint search over parallel plans -----------------===//
 
 #include "Model.h"
+#include "Price.h"
 #include "loom/Dialect/Dist/Sharding.h"
 #include "loom/Passes/Dist/Megatron.h"
+#include "loom/Planner/PipelineModel.h"
 #include "llvm/Support/FormatVariadic.h"
 #include <chrono>
 #include <cmath>
@@ -24,13 +26,35 @@ FailureOr<std::unique_ptr<Planner>> Planner::create(func::FuncOp fn) {
   return planner;
 }
 
-std::string Plan::shape() const {
-  std::string s = llvm::formatv("dp={0} tp={1} pp={2}", dp, tp, pp).str();
-  s += llvm::formatv(" mb={0} b={1} zero={2} recompute={3}", microbatches,
-                     microbatchSize, zero, recompute ? "full" : "off")
+std::string Plan::spec() const {
+  std::string s = llvm::formatv("dp={0},tp={1},pp={2}", dp, tp, pp).str();
+  if (vpp > 1)
+    s += llvm::formatv(",vpp={0}", vpp).str();
+  s += llvm::formatv(",microbatches={0},microbatch-size={1}", microbatches,
+                     microbatchSize)
            .str();
   if (schedule != Schedule::None)
-    s += schedule == Schedule::GPipe ? " gpipe" : " 1f1b";
+    s += ",schedule=" + scheduleName(schedule).str();
+  s += llvm::formatv(",zero={0},recompute={1}", zero,
+                     dist::stringifyRecompute(recompute))
+           .str();
+  if (tp > 1)
+    s += std::string(",sp=") + (sequenceParallel ? "on" : "off") +
+         ",tp-ops=" + candidateName;
+  return s;
+}
+
+std::string Plan::shape() const {
+  std::string s = llvm::formatv("dp={0} tp={1} pp={2}", dp, tp, pp).str();
+  if (vpp > 1)
+    s += llvm::formatv(" vpp={0}", vpp).str();
+  s += llvm::formatv(" mb={0} b={1} zero={2} recompute={3}", microbatches,
+                     microbatchSize, zero, dist::stringifyRecompute(recompute))
+           .str();
+  if (schedule != Schedule::None)
+    s += " " + scheduleName(schedule).str();
+  if (sequenceParallel)
+    s += " sp";
   if (tp > 1)
     s += " tp-ops=" + candidateName;
   return s;
@@ -68,372 +92,7 @@ std::vector<int64_t> divisors(int64_t n) {
   return d;
 }
 
-/// The links of dp and pp groups: tp innermost, then dp, then pp (the
-/// order Megatron lays ranks out), laid onto the cluster like --mesh.
-struct Links {
-  LinkSpec dp, pp;
-};
-
-Links linksFor(const Cluster &cluster, int64_t pp, int64_t dp, int64_t tp) {
-  Cluster any = cluster;
-  any.strictDeviceCount = false; // the device count is the planner's
-  // A well-formed spec of positive sizes always lays out.
-  std::vector<MeshAxisSpec> axes = llvm::cantFail(
-      layMesh(llvm::formatv("pp={0},dp={1},tp={2}", pp, dp, tp).str(), any));
-  return {axes[1].link, axes[0].link};
-}
-
-/// Splits `times` into `parts` contiguous runs minimising the largest sum;
-/// returns the start of each run and the end.
-std::vector<int> partition(const std::vector<double> &times, int parts) {
-  int n = times.size();
-  double lo = 0, hi = 0;
-  for (double t : times) {
-    lo = std::max(lo, t);
-    hi += t;
-  }
-  auto pack = [&](double limit, std::vector<int> *bounds) {
-    int used = 1;
-    double sum = 0;
-    if (bounds)
-      bounds->assign(1, 0);
-    for (int i = 0; i < n; ++i) {
-      int remainingStages = parts - used;
-      int remainingItems = n - i;
-      bool mustCut = bounds && remainingItems <= remainingStages && i > 0 &&
-                     (bounds->back() != i);
-      if ((sum + times[i] > limit && i > 0 && sum > 0) || mustCut) {
-        ++used;
-        sum = 0;
-        if (bounds)
-          bounds->push_back(i);
-      }
-      sum += times[i];
-    }
-    if (bounds)
-      bounds->push_back(n);
-    return used;
-  };
-  for (int it = 0; it < 60 && hi - lo > 1e-12 * hi; ++it) {
-    double mid = (lo + hi) / 2;
-    if (pack(mid, nullptr) <= parts)
-      hi = mid;
-    else
-      lo = mid;
-  }
-  std::vector<int> bounds;
-  pack(hi, &bounds);
-  // Fewer runs than stages: split the longest runs.
-  while ((int)bounds.size() - 1 < parts) {
-    int best = -1;
-    for (size_t r = 0; r + 1 < bounds.size(); ++r)
-      if (bounds[r + 1] - bounds[r] >= 2 &&
-          (best < 0 ||
-           bounds[r + 1] - bounds[r] > bounds[best + 1] - bounds[best]))
-        best = r;
-    if (best < 0)
-      break;
-    bounds.insert(bounds.begin() + best + 1,
-                  (bounds[best] + bounds[best + 1]) / 2);
-  }
-  return bounds;
-}
-
-struct Search {
-  Model &model;
-  const Cluster &cluster;
-  const PlannerOptions &options;
-  int64_t devices;
-  bool mixed;
-  std::map<std::string, std::vector<SegmentCost>> segmentCache;
-  std::map<std::string, std::vector<int>> partitionCache;
-
-  Pricing pricing(int64_t tp, double microbatch) const {
-    Pricing p;
-    p.cluster = &cluster;
-    p.tp = tp;
-    p.tpLink =
-        tp <= cluster.devicesPerNode ? cluster.intraNode : cluster.interNode;
-    p.mixed = mixed;
-    p.train = options.train;
-    p.microbatch = microbatch;
-    p.graphBatch = model.graphBatch;
-    return p;
-  }
-
-  /// The assignment candidates of `tp`, priced at a batch independent of
-  /// the device count so they are shared by every plan.
-  const std::vector<Assignment> &candidates(int64_t tp) {
-    double ref = std::max<double>(1, model.batch / 64);
-    return model.candidates(pricing(tp, ref), options.megatronOnly,
-                            options.cacheDir);
-  }
-
-  const std::vector<SegmentCost> &costs(int64_t tp, const Assignment &a,
-                                        double microbatch) {
-    std::string key =
-        llvm::formatv("{0}/{1}/{2}", tp, a.name, microbatch).str();
-    auto it = segmentCache.find(key);
-    if (it != segmentCache.end())
-      return it->second;
-    return segmentCache[key] = model.segmentCosts(pricing(tp, microbatch), a);
-  }
-
-  const std::vector<int> &stages(int64_t tp, const Assignment &a, int64_t pp,
-                                 bool recompute) {
-    std::string key =
-        llvm::formatv("{0}/{1}/{2}/{3}", tp, a.name, pp, recompute).str();
-    auto it = partitionCache.find(key);
-    if (it != partitionCache.end())
-      return it->second;
-    double ref = std::max<double>(1, model.batch / 64);
-    const std::vector<SegmentCost> &c = costs(tp, a, ref);
-    std::vector<double> times;
-    for (const SegmentCost &s : c)
-      times.push_back(s.forward + s.backward + s.tpForward + s.tpBackward +
-                      (recompute ? s.forward + s.tpForward : 0));
-    return partitionCache[key] = partition(times, pp);
-  }
-
-  /// Prices `plan` (its shape fields set). Returns false when impossible.
-  bool evaluate(Plan &plan, const Assignment &a) {
-    int64_t dp = plan.dp, tp = plan.tp, pp = plan.pp, m = plan.microbatches;
-    if (model.batch % dp || (model.batch / dp) % m)
-      return false;
-    plan.microbatchSize = model.batch / dp / m;
-    double b = plan.microbatchSize;
-    const std::vector<SegmentCost> &c = costs(tp, a, b);
-    if ((int64_t)c.size() < pp)
-      return false;
-    const std::vector<int> &bounds = stages(tp, a, pp, plan.recompute);
-    if ((int64_t)bounds.size() != pp + 1)
-      return false;
-    Links links = linksFor(cluster, pp, dp, tp);
-    bool train = options.train;
-    double paramBytes = mixed ? 2 : 4;
-    double membw = cluster.device.memoryBandwidthGBps * 1e9;
-    double bucket = 25.0 * 1024 * 1024;
-    plan.candidateName = a.name;
-    plan.assignment = a.choice;
-    plan.stageBounds = bounds;
-    plan.stageTimes.assign(pp, {});
-
-    struct StageFigures {
-      double compute = 0, exposed = 0, perMicrobatch = 0;
-      double tail = 0, tailDp = 0, optimizer = 0;
-      MemoryUse memory;
-      std::map<std::string, CommVolume> comm;
-    };
-    std::vector<StageFigures> figures(pp);
-    double modelFlops = 0;
-    for (const SegmentCost &s : c)
-      modelFlops += s.forwardFlops;
-    modelFlops *= (model.batch / b) * (train ? 3 : 1);
-    plan.modelFlopsPerStep = modelFlops;
-
-    for (int64_t s = 0; s < pp; ++s) {
-      StageFigures &f = figures[s];
-      double layerPeak = 0;
-      double fwd = 0, bwd = 0, tpf = 0, tpb = 0, params = 0, saved = 0,
-             inputs = 0, peak = 0, boundary = 0, maxSegParams = 0;
-      for (int k = bounds[s]; k < bounds[s + 1]; ++k) {
-        const SegmentCost &sc = c[k];
-        fwd += sc.forward;
-        bwd += sc.backward;
-        tpf += sc.tpForward;
-        tpb += sc.tpBackward;
-        params += sc.parameters;
-        saved += sc.savedActivations;
-        // Recomputation keeps the input of each layer (the segments of one
-        // numbered layer, e.g. a transformer block, are recomputed
-        // together) and needs one layer's activations back at a time.
-        // Segments outside numbered layers (embeddings, the head) join the
-        // layer after them.
-        const Segment &seg = model.segments[k];
-        bool sameLayer = false;
-        if (k > bounds[s]) {
-          const Segment &prev = model.segments[k - 1];
-          sameLayer =
-              prev.groupIndex < 0 ||
-              (seg.group == prev.group && seg.groupIndex == prev.groupIndex);
-        }
-        if (!sameLayer) {
-          inputs += sc.inputBytes;
-          layerPeak = 0;
-        }
-        layerPeak += sc.peakActivations;
-        peak = std::max(peak, layerPeak);
-        maxSegParams = std::max(maxSegParams, sc.parameters);
-        boundary = sc.boundaryBytes;
-        for (const auto &[kind, v] : sc.comm) {
-          CommVolume &cv = f.comm[kind + " (tp)"];
-          cv.bytes += v.bytes * m;
-          cv.seconds += v.seconds * m;
-          cv.calls += v.calls * m;
-        }
-      }
-      // Recomputation runs the forward again, with its tp collectives.
-      double rec = plan.recompute ? fwd : 0;
-      double recTp = plan.recompute ? tpf : 0;
-      double p2p = 0;
-      if (pp > 1) {
-        double t = boundary / (links.pp.bandwidthGBps * 1e9) +
-                   links.pp.latencyUs * 1e-6;
-        p2p = train ? 2 * t : t;
-        CommVolume &cv = f.comm["send_recv (pp)"];
-        cv.bytes += boundary * m * (train ? 2 : 1);
-        cv.seconds += p2p * m;
-        cv.calls += m * (train ? 2 : 1);
-      }
-      Plan::StageTimes &st = plan.stageTimes[s];
-      st.forward = fwd;
-      st.backward = train ? bwd + rec : 0;
-      st.tpForward = tpf;
-      st.tpBackward = train ? tpb + recTp : 0;
-      st.p2p = p2p;
-      f.compute = st.forward + st.backward;
-      f.exposed = st.tpForward + st.tpBackward + st.p2p;
-      f.perMicrobatch = f.compute + f.exposed;
-
-      // Memory.
-      if (train) {
-        TrainingMemory tm = trainingMemoryPerDevice(
-            params, dp, plan.zero,
-            mixed ? TrainingPrecision::Mixed : TrainingPrecision::FP32,
-            options.optimizer);
-        f.memory.parameters = tm.parameters;
-        f.memory.gradients = tm.gradients;
-        f.memory.optimizerState = tm.optimizerState;
-      } else {
-        f.memory.parameters = params * paramBytes;
-      }
-      double inflight = 1;
-      if (train && pp > 1)
-        inflight =
-            plan.schedule == Schedule::GPipe ? m : std::min<double>(m, pp - s);
-      double kept = plan.recompute ? inputs : saved;
-      f.memory.activations = inflight * kept + peak;
-      double buffers = 0;
-      if (tp > 1)
-        buffers += 2 * boundary;
-      if (train && dp > 1) {
-        buffers += 2 * std::min(bucket, params * paramBytes);
-        if (plan.zero == 3)
-          buffers += 2 * maxSegParams * paramBytes;
-      }
-      f.memory.commBuffers = buffers;
-
-      // Data-parallel synchronisation and the optimizer.
-      if (train && dp > 1) {
-        double grads = params * paramBytes;
-        auto time = [&](CollectiveKind kind, double bytes) {
-          return bestCollectiveTime(kind, dp, bytes, links.dp).seconds();
-        };
-        auto record = [&](CollectiveKind kind, double bytes, double t,
-                          int64_t calls) {
-          CommVolume &cv = f.comm[std::string(collectiveName(kind)) + " (dp)"];
-          cv.bytes += bytes;
-          cv.seconds += t;
-          cv.calls += calls;
-        };
-        CollectiveKind sync = plan.zero >= 2 ? CollectiveKind::ReduceScatter
-                                             : CollectiveKind::AllReduce;
-        double tSync = time(sync, grads);
-        double lastBucket = time(sync, std::min(bucket, grads));
-        int64_t calls = std::max<int64_t>(1, std::ceil(grads / bucket));
-        record(sync, grads, tSync, calls);
-        // GPU collectives run on their own stream beside the backward
-        // pass; the CPU runtime's MPI calls block.
-        bool overlap = cluster.device.kind == "gpu";
-        double hidden = overlap ? bwd + rec : 0;
-        double exposedDp = std::max(tSync - hidden, lastBucket);
-        if (plan.zero == 3) {
-          double g = time(CollectiveKind::AllGather, grads);
-          double first =
-              time(CollectiveKind::AllGather, maxSegParams * paramBytes);
-          exposedDp +=
-              overlap ? m * (std::max(0.0, g - fwd) + std::max(0.0, g - bwd)) +
-                            first
-                      : 2 * m * g;
-          record(CollectiveKind::AllGather, 2 * m * grads, 2 * m * g,
-                 2 * m * calls);
-        } else if (plan.zero >= 1) {
-          double g = time(CollectiveKind::AllGather, grads);
-          exposedDp += g;
-          plan.stageTimes[s].dpGather = g;
-          record(CollectiveKind::AllGather, grads, g, calls);
-        }
-        f.tailDp = exposedDp;
-        plan.stageTimes[s].dpSync = tSync;
-        plan.stageTimes[s].dpExposed = exposedDp;
-        if (plan.zero == 3)
-          plan.stageTimes[s].dpGather = time(CollectiveKind::AllGather, grads);
-      }
-      if (train) {
-        double perParam =
-            options.optimizer == OptimizerKind::Adam
-                ? (mixed ? 32 : 28)
-                : (options.optimizer == OptimizerKind::SGD ? 12 : 20);
-        f.optimizer = params / (plan.zero >= 1 ? dp : 1) * perParam / membw;
-        plan.stageTimes[s].optimizer = f.optimizer;
-      }
-      f.tail = f.tailDp + f.optimizer;
-    }
-
-    int slow = 0, tailStage = 0, fullest = 0;
-    for (int64_t s = 0; s < pp; ++s) {
-      if (figures[s].perMicrobatch > figures[slow].perMicrobatch)
-        slow = s;
-      if (figures[s].tail > figures[tailStage].tail)
-        tailStage = s;
-      if (figures[s].memory.total() > figures[fullest].memory.total())
-        fullest = s;
-    }
-    const StageFigures &sf = figures[slow];
-    const StageFigures &tf = figures[tailStage];
-    plan.time.compute = m * sf.compute + tf.optimizer;
-    plan.time.exposedComm = m * sf.exposed + tf.tailDp;
-    plan.time.bubble = (pp - 1) * sf.perMicrobatch;
-    plan.memory = figures[fullest].memory;
-    plan.stageMemory.clear();
-    for (const StageFigures &f : figures)
-      plan.stageMemory.push_back(f.memory);
-    plan.memoryCapacity = cluster.device.memoryGB * 1e9;
-    plan.fits =
-        plan.memory.total() <= plan.memoryCapacity * options.memoryFraction;
-    double peak = pricing(tp, b).matmulPeak();
-    double total = plan.time.total();
-    plan.mfu =
-        peak > 0 && total > 0 ? modelFlops / (total * devices * peak) : 0;
-    plan.comm.clear();
-    for (auto &[kind, v] : figures[fullest].comm)
-      plan.comm.push_back({kind, v});
-    // Layer groups.
-    plan.groups.clear();
-    int64_t lastIndex = -2;
-    for (int64_t s = 0; s < pp; ++s)
-      for (int k = bounds[s]; k < bounds[s + 1]; ++k) {
-        const Segment &seg = model.segments[k];
-        if (plan.groups.empty() || plan.groups.back().name != seg.group) {
-          GroupSummary g;
-          g.name = seg.group;
-          g.stageBegin = s;
-          plan.groups.push_back(g);
-          lastIndex = -2;
-        }
-        GroupSummary &g = plan.groups.back();
-        g.stageEnd = s;
-        g.parameters += seg.parameters;
-        g.forwardSeconds += c[k].forward + c[k].tpForward;
-        if (seg.groupIndex != lastIndex || seg.groupIndex < 0)
-          ++g.layers;
-        lastIndex = seg.groupIndex;
-      }
-    return true;
-  }
-};
-
-/// Why `loser` is slower than `winner`: its largest excess term.
+/// Why `loser` is worse than `winner`: its largest excess term.
 std::string lostOn(const Plan &loser, const Plan &winner) {
   if (!loser.fits)
     return "memory: needs " + formatBytes(loser.memory.total()) +
@@ -455,15 +114,267 @@ std::string lostOn(const Plan &loser, const Plan &winner) {
   return std::string(worst->name) + " (+" + formatSeconds(worst->delta) + ")";
 }
 
-bool better(const Plan &a, const Plan &b) {
-  double ta = a.time.total(), tb = b.time.total();
-  if (std::fabs(ta - tb) > 1e-9 * std::max(ta, tb))
-    return ta < tb;
-  // Ties: the simpler plan.
+double objectiveOf(const Plan &p, Objective o) {
+  switch (o) {
+  case Objective::Time:
+    return p.time.total();
+  case Objective::Energy:
+    return p.energyJoules;
+  case Objective::Cost:
+    return p.cost;
+  }
+  return p.time.total();
+}
+
+/// Whether `a` is better than `b` for `objective`; ties go to the faster,
+/// then the one on fewer devices, then the simpler plan.
+bool better(const Plan &a, const Plan &b, Objective objective) {
+  for (Objective o : {objective, Objective::Time}) {
+    double ta = objectiveOf(a, o), tb = objectiveOf(b, o);
+    if (std::fabs(ta - tb) > 1e-9 * std::max(ta, tb))
+      return ta < tb;
+  }
   auto rank = [](const Plan &p) {
-    return std::make_tuple(p.pp, p.recompute, p.zero, p.microbatches, p.tp);
+    return std::make_tuple(p.devices(), p.pp, p.vpp, (int)p.recompute,
+                           p.sequenceParallel, p.zero, p.microbatches, p.tp);
   };
   return rank(a) < rank(b);
+}
+
+/// The device counts a plan may use out of `devices`: the count itself,
+/// then (leaving the rest idle) its divisors that are a part of one node or
+/// whole nodes, largest first.
+std::vector<int64_t> deviceCounts(int64_t devices, int64_t perNode) {
+  std::vector<int64_t> counts;
+  std::vector<int64_t> d = divisors(devices);
+  for (auto it = d.rbegin(); it != d.rend(); ++it)
+    if (*it <= perNode || *it % perNode == 0)
+      counts.push_back(*it);
+  return counts;
+}
+
+/// One search at a fixed device count.
+struct Search {
+  Model &model;
+  const Cluster &cluster;
+  const PlannerOptions &options;
+  PlanPricer &pricer;
+  PlanResult &result;
+  std::optional<Plan> best;
+  std::map<std::tuple<int64_t, int64_t, int64_t>, Plan> bestPerShape;
+  std::optional<Plan> smallest; // the least memory, when nothing fits
+  /// Whether some plan divided everything (fitting or not).
+  bool anyShape = false;
+
+  bool consider(Plan &plan, const Assignment &a) {
+    if (!pricer.evaluate(plan, a, /*details=*/false))
+      return false;
+    anyShape = true;
+    ++result.plansPriced;
+    // Only plans that are kept are priced again with their details.
+    if (!plan.fits) {
+      if (!smallest || plan.memory.total() < smallest->memory.total()) {
+        pricer.evaluate(plan, a, /*details=*/true);
+        smallest = plan;
+      }
+      return true;
+    }
+    auto key = std::make_tuple(plan.dp, plan.tp, plan.pp);
+    auto it = bestPerShape.find(key);
+    bool shapeBest =
+        it == bestPerShape.end() || better(plan, it->second, options.objective);
+    bool overall = !best || better(plan, *best, options.objective);
+    if (!shapeBest && !overall)
+      return true;
+    pricer.evaluate(plan, a, /*details=*/true);
+    if (shapeBest)
+      bestPerShape[key] = plan;
+    if (overall)
+      best = plan;
+    return true;
+  }
+
+  void run(int64_t devices) {
+    int segmentsWithWork = 0;
+    for (const Segment &s : model.segments)
+      segmentsWithWork += s.hasMatmul;
+    bool train = options.train;
+    // Pipelines run when the graph is one microbatch of the step (loomc
+    // compiles the rest); --simulate prices any.
+    bool runnable = options.simulate || options.graphMicrobatches;
+    for (int64_t tp : divisors(devices)) {
+      // Tensor-parallel groups stay inside a node.
+      if (options.tp
+              ? tp != *options.tp
+              : tp > cluster.devicesPerNode || cluster.devicesPerNode % tp != 0)
+        continue;
+      const std::vector<Assignment> &cands = pricer.candidates(tp);
+      for (int64_t pp : divisors(devices / tp)) {
+        if (options.pp ? pp != *options.pp
+                       : (pp > 1 && (!runnable || !train ||
+                                     pp > std::max(1, segmentsWithWork))))
+          continue;
+        int64_t dp = devices / tp / pp;
+        if ((options.dp && dp != *options.dp) || model.batch % dp)
+          continue;
+        for (int64_t mb : divisors(model.batch / dp)) {
+          if (options.microbatches && mb != *options.microbatches)
+            continue;
+          if (options.graphMicrobatches && mb != *options.graphMicrobatches)
+            continue;
+          if (options.microbatchSize &&
+              model.batch / dp / mb != *options.microbatchSize)
+            continue;
+          for (dist::Recompute rec :
+               {dist::Recompute::Off, dist::Recompute::Full,
+                dist::Recompute::Selective}) {
+            if (options.recompute
+                    ? rec != *options.recompute
+                    : rec != dist::Recompute::Off && (!runnable || !train))
+              continue;
+            for (const Assignment &a : cands) {
+              if (options.searchedOnly && tp > 1 && a.name != "searched")
+                continue;
+              shapes(dp, tp, pp, mb, rec, a, segmentsWithWork);
+            }
+          }
+        }
+      }
+    }
+  }
+
+  /// Schedules, chunks, sequence parallelism and ZeRO stages of one shape.
+  void shapes(int64_t dp, int64_t tp, int64_t pp, int64_t mb,
+              dist::Recompute rec, const Assignment &a, int segmentsWithWork) {
+    bool train = options.train;
+    for (Schedule sched : {Schedule::OneFOneB, Schedule::GPipe,
+                           Schedule::Interleaved, Schedule::ZeroBubble}) {
+      if (pp == 1 && sched != Schedule::OneFOneB)
+        continue;
+      if (pp > 1 && options.schedule && sched != *options.schedule)
+        continue;
+      std::vector<int64_t> chunks{1};
+      if (pp > 1 && sched == Schedule::Interleaved) {
+        chunks.clear();
+        for (int64_t v : {2, 3, 4, 6, 8})
+          if (options.vpp ? v == *options.vpp
+                          : v * pp <= std::max(1, segmentsWithWork))
+            chunks.push_back(v);
+      } else if (options.vpp && *options.vpp != 1) {
+        continue;
+      }
+      for (int64_t v : chunks)
+        for (int sp = 0; sp < 2; ++sp) {
+          if (options.sequenceParallel ? (bool)sp != *options.sequenceParallel
+                                       : sp && (tp == 1 || !options.simulate))
+            continue;
+          for (int64_t zero = 0; zero < 4; ++zero) {
+            if (options.zero ? zero != *options.zero
+                             : zero > 0 && (dp == 1 || !train))
+              continue;
+            Plan plan;
+            plan.dp = dp;
+            plan.tp = tp;
+            plan.pp = pp;
+            plan.vpp = v;
+            plan.microbatches = mb;
+            plan.zero = zero;
+            plan.recompute = rec;
+            plan.sequenceParallel = sp;
+            plan.schedule = pp > 1 ? sched : Schedule::None;
+            plan.simulated = options.simulate;
+            consider(plan, a);
+          }
+        }
+    }
+  }
+};
+
+/// Why no plan matched the restrictions, with the numbers.
+std::string whyNoShape(const Model &m, const PlannerOptions &o, int64_t devices,
+                       int segmentsWithWork) {
+  auto fixed = [](const std::optional<int64_t> &v) { return v.value_or(1); };
+  int64_t product = fixed(o.dp) * fixed(o.tp) * fixed(o.pp);
+  std::string fixedText;
+  for (auto [name, v] :
+       {std::pair<const char *, std::optional<int64_t>>{"dp", o.dp},
+        {"tp", o.tp},
+        {"pp", o.pp}})
+    if (v)
+      fixedText += (fixedText.empty() ? "" : " x ") + std::string(name) + "=" +
+                   std::to_string(*v);
+  if (o.dp && o.tp && o.pp && product != devices)
+    return llvm::formatv("{0} is {1} devices, not the {2} planned for "
+                         "(--devices, the cluster, or --mesh)",
+                         fixedText, product, devices)
+        .str();
+  if (devices % product)
+    return fixedText.find(" x ") == std::string::npos
+               ? llvm::formatv("{0} does not divide the {1} devices", fixedText,
+                               devices)
+                     .str()
+               : llvm::formatv("{0} = {1} does not divide the {2} devices",
+                               fixedText, product, devices)
+                     .str();
+  if (o.dp && m.batch % *o.dp)
+    return llvm::formatv("dp={0} does not divide the batch of {1}", *o.dp,
+                         m.batch)
+        .str();
+  if (o.pp && *o.pp > std::max(1, segmentsWithWork))
+    return llvm::formatv("pp={0}: the model has {1} layer(s) with a matrix "
+                         "product to cut into stages",
+                         *o.pp, segmentsWithWork)
+        .str();
+  if (o.pp && o.vpp && *o.pp * *o.vpp > std::max(1, segmentsWithWork))
+    return llvm::formatv("pp={0} x vpp={1}: {2} model chunks, but the model "
+                         "has {3} layer(s) with a matrix product",
+                         *o.pp, *o.vpp, *o.pp * *o.vpp, segmentsWithWork)
+        .str();
+  if (o.sequenceParallel && *o.sequenceParallel && o.tp && *o.tp == 1)
+    return "sequence parallelism splits over tp: it needs tp > 1";
+  if (o.dp && m.batch % *o.dp == 0) {
+    int64_t perRank = m.batch / *o.dp;
+    if (o.microbatches && perRank % *o.microbatches)
+      return llvm::formatv("microbatches={0} does not divide the {1} "
+                           "sample(s) per data-parallel rank (batch {2} / "
+                           "dp={3})",
+                           *o.microbatches, perRank, m.batch, *o.dp)
+          .str();
+    if (o.microbatchSize && perRank % *o.microbatchSize)
+      return llvm::formatv("microbatch-size={0} does not divide the {1} "
+                           "sample(s) per data-parallel rank (batch {2} / "
+                           "dp={3})",
+                           *o.microbatchSize, perRank, m.batch, *o.dp)
+          .str();
+    if (o.microbatches && o.graphMicrobatches &&
+        *o.microbatches != *o.graphMicrobatches)
+      return llvm::formatv("microbatches={0}: the model's batch is one "
+                           "microbatch of a step of --microbatches {1}",
+                           *o.microbatches, *o.graphMicrobatches)
+          .str();
+    if (o.pp && o.schedule) {
+      int64_t mb = o.microbatches ? *o.microbatches
+                   : o.microbatchSize && perRank % *o.microbatchSize == 0
+                       ? perRank / *o.microbatchSize
+                       : 0;
+      if (mb > 0) {
+        std::string why = scheduleConstraint(
+            *o.schedule, *o.pp,
+            o.vpp.value_or(*o.schedule == Schedule::Interleaved ? 2 : 1), mb);
+        if (!why.empty())
+          return why;
+      }
+    }
+  }
+  if (o.vpp && *o.vpp > 1 && o.schedule && *o.schedule != Schedule::Interleaved)
+    return "only the interleaved schedule runs several model chunks (vpp) "
+           "per stage";
+  if (!o.train && o.pp && *o.pp > 1)
+    return "pipeline stages are planned for training only";
+  return llvm::formatv("no plan shape divides the batch of {0} over {1} "
+                       "device(s) under the given restrictions",
+                       m.batch, devices)
+      .str();
 }
 } // namespace
 
@@ -482,90 +393,71 @@ FailureOr<PlanResult> Planner::plan(const Cluster &cluster,
                 .str();
       return failure();
     }
+  if (options.objective == Objective::Energy && cluster.device.powerW <= 0) {
+    why = "--objective=energy: cluster '" + cluster.name +
+          "' gives no device.power_w";
+    return failure();
+  }
+  if (options.objective == Objective::Cost &&
+      cluster.device.pricePerHour <= 0) {
+    why = "--objective=cost: cluster '" + cluster.name +
+          "' gives no device.price_per_hour";
+    return failure();
+  }
   int64_t devices = options.devices ? options.devices : cluster.numDevices();
-  Search search{m, cluster, options, devices, mixed, {}, {}};
+  PlanPricer pricer(m, cluster, options, mixed);
   PlanResult result;
   result.devices = devices;
   result.parameters = m.numParameters;
   result.batch = m.batch;
-  result.precision =
-      search.mixed ? "mixed (bf16 compute, fp32 master)" : "fp32";
-  std::optional<Plan> best;
-  std::map<std::tuple<int64_t, int64_t, int64_t>, Plan> bestPerShape;
-  std::optional<Plan> smallest; // the least memory, when nothing fits
+  result.objective = options.objective;
+  result.tokens = m.batch;
+  for (const ValueInfo &v : m.values)
+    if (v.kind == ValueInfo::Data && v.batchDim == 0) {
+      auto type = cast<RankedTensorType>(v.value.getType());
+      if (type.getRank() >= 2 && !type.getElementType().isa<FloatType>())
+        result.tokens = double(m.batch) * type.getDimSize(1);
+      break;
+    }
+  result.precision = mixed ? "mixed (bf16 compute, fp32 master)" : "fp32";
   int segmentsWithWork = 0;
   for (const Segment &s : m.segments)
     segmentsWithWork += s.hasMatmul;
 
-  for (int64_t tp : divisors(devices)) {
-    // Tensor-parallel groups stay inside a node.
-    if (options.tp
-            ? tp != *options.tp
-            : tp > cluster.devicesPerNode || cluster.devicesPerNode % tp != 0)
-      continue;
-    const std::vector<Assignment> &cands = search.candidates(tp);
-    for (int64_t pp : divisors(devices / tp)) {
-      // Pipelines run when the graph is one microbatch of the step (loomc
-      // compiles the rest); --simulate prices any.
-      bool runnable = options.simulate || options.graphMicrobatches;
-      if (options.pp
-              ? pp != *options.pp
-              : (pp > 1 && (!runnable || pp > std::max(1, segmentsWithWork))))
-        continue;
-      int64_t dp = devices / tp / pp;
-      if (options.dp && dp != *options.dp)
-        continue;
-      if (m.batch % dp)
-        continue;
-      for (int64_t mb : divisors(m.batch / dp)) {
-        if (options.microbatches && mb != *options.microbatches)
-          continue;
-        if (options.graphMicrobatches && mb != *options.graphMicrobatches)
-          continue;
-        for (int recompute = 0; recompute < 2; ++recompute) {
-          if (options.recompute ? (bool)recompute != *options.recompute
-                                : recompute && (!runnable || !options.train))
-            continue;
-          for (const Assignment &a : cands) {
-            for (Schedule sched : {Schedule::OneFOneB, Schedule::GPipe}) {
-              if (pp == 1 && sched == Schedule::GPipe)
-                continue;
-              if (pp > 1 && options.schedule && sched != *options.schedule)
-                continue;
-              for (int64_t zero = 0; zero < 4; ++zero) {
-                if (options.zero ? zero != *options.zero
-                                 : zero > 0 && (dp == 1 || !options.train))
-                  continue;
-                Plan plan;
-                plan.dp = dp;
-                plan.tp = tp;
-                plan.pp = pp;
-                plan.microbatches = mb;
-                plan.zero = zero;
-                plan.recompute = recompute;
-                plan.schedule = pp > 1 ? sched : Schedule::None;
-                plan.simulated = options.simulate;
-                if (!search.evaluate(plan, a))
-                  continue;
-                ++result.plansPriced;
-                if (!plan.fits) {
-                  if (!smallest ||
-                      plan.memory.total() < smallest->memory.total())
-                    smallest = plan;
-                  continue;
-                }
-                auto key = std::make_tuple(dp, tp, pp);
-                auto it = bestPerShape.find(key);
-                if (it == bestPerShape.end() || better(plan, it->second))
-                  bestPerShape[key] = plan;
-                if (!best || better(plan, *best))
-                  best = plan;
-              }
-            }
-          }
-        }
-      }
+  // The full count first; fewer devices (the rest idle) when the objective
+  // is energy or cost, when the full count finds no plan, or when its plan
+  // computes redundantly (a tp group with nothing split).
+  bool fixedShape = options.dp || options.tp || options.pp;
+  std::vector<int64_t> counts =
+      fixedShape || !options.allowIdle
+          ? std::vector<int64_t>{devices}
+          : deviceCounts(devices, cluster.devicesPerNode);
+  Search overall{m, cluster, options, pricer, result, {}, {}, {}, false};
+  std::string firstWhy;
+  for (auto [i, n] : llvm::enumerate(counts)) {
+    if (i > 0 && overall.best && options.objective == Objective::Time) {
+      const Plan &b = *overall.best;
+      Assignment a{b.candidateName, b.assignment};
+      if (b.tp == 1 || pricer.splitOps(b.tp, a).first > 0)
+        break;
     }
+    Search search{m, cluster, options, pricer, result, {}, {}, {}, false};
+    search.run(n);
+    if (i == 0 && !search.best && !search.anyShape)
+      firstWhy = whyNoShape(m, options, n, segmentsWithWork);
+    for (auto &[key, plan] : search.bestPerShape) {
+      auto it = overall.bestPerShape.find(key);
+      if (it == overall.bestPerShape.end() ||
+          better(plan, it->second, options.objective))
+        overall.bestPerShape[key] = plan;
+    }
+    if (search.best && (!overall.best ||
+                        better(*search.best, *overall.best, options.objective)))
+      overall.best = search.best;
+    if (search.smallest &&
+        (!overall.smallest ||
+         search.smallest->memory.total() < overall.smallest->memory.total()))
+      overall.smallest = search.smallest;
   }
   result.assignmentsSearched = m.searched;
   result.assignmentsCached = m.cached;
@@ -573,29 +465,41 @@ FailureOr<PlanResult> Planner::plan(const Cluster &cluster,
   result.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
+  std::optional<Plan> &best = overall.best;
+  std::optional<Plan> &smallest = overall.smallest;
   if (!best) {
-    if (smallest)
-      why = llvm::formatv("no plan fits in device memory: the smallest ({0}) "
-                          "needs {1} per device; a device of '{2}' has {3} "
-                          "({4:P0} usable)",
-                          smallest->shape(),
-                          formatBytes(smallest->memory.total()), cluster.name,
-                          formatBytes(cluster.device.memoryGB * 1e9),
-                          options.memoryFraction)
+    if (smallest) {
+      const MemoryUse &u = smallest->memory;
+      why = llvm::formatv(
+                "no plan fits in device memory: the smallest ({0}) needs {1} "
+                "per device (parameters {2}, gradients {3}, optimizer state "
+                "{4}, activations {5}, communication buffers {6}); a device "
+                "of '{7}' has {8} ({9:P0} usable)",
+                smallest->shape(), formatBytes(u.total()),
+                formatBytes(u.parameters), formatBytes(u.gradients),
+                formatBytes(u.optimizerState), formatBytes(u.activations),
+                formatBytes(u.commBuffers), cluster.name,
+                formatBytes(cluster.device.memoryGB * 1e9),
+                options.memoryFraction)
                 .str();
-    else
-      why = llvm::formatv("no plan shape divides the batch of {0} over {1} "
-                          "device(s) under the given restrictions",
-                          m.batch, devices)
-                .str();
+      if (options.returnUnfit) {
+        result.best = *smallest;
+        return result;
+      }
+    } else {
+      why = firstWhy.empty() ? whyNoShape(m, options, devices, segmentsWithWork)
+                             : firstWhy;
+    }
     return failure();
   }
   result.best = *best;
   std::vector<Plan> others;
-  for (auto &[key, plan] : bestPerShape)
+  for (auto &[key, plan] : overall.bestPerShape)
     if (key != std::make_tuple(best->dp, best->tp, best->pp))
       others.push_back(plan);
-  llvm::sort(others, better);
+  llvm::sort(others, [&](const Plan &a, const Plan &b) {
+    return better(a, b, options.objective);
+  });
   for (Plan &p : others) {
     if ((int)result.rejected.size() >= options.keepRejected)
       break;
@@ -607,6 +511,10 @@ FailureOr<PlanResult> Planner::plan(const Cluster &cluster,
     result.rejected.push_back(*smallest);
   }
   return result;
+}
+
+std::string loom::planner::whyWorse(const Plan &loser, const Plan &winner) {
+  return lostOn(loser, winner);
 }
 
 void Planner::annotate(const Plan &plan) {
@@ -634,21 +542,22 @@ void Planner::markStages(const Plan &plan) {
   MLIRContext *ctx = m.fn.getContext();
   ctx->getOrLoadDialect<dist::DistDialect>();
   Builder b(ctx);
+  // Interleaved plans mark virtual stages (model order), as
+  // -dist-assign-stages counts them.
+  int64_t parts = plan.pp * plan.vpp;
   for (const Node &node : m.nodes) {
     int64_t stage = 0;
-    while (stage + 1 < plan.pp && plan.stageBounds[stage + 1] <= node.segment)
+    while (stage + 1 < parts && plan.stageBounds[stage + 1] <= node.segment)
       ++stage;
     if (plan.pp > 1)
       node.op->setAttr(dist::kStageAttrName, b.getI64IntegerAttr(stage));
   }
   auto module = m.fn->getParentOfType<ModuleOp>();
-  StringRef schedule = plan.schedule == Schedule::GPipe      ? "gpipe"
-                       : plan.schedule == Schedule::OneFOneB ? "1f1b"
-                                                             : "none";
   if (module)
-    module->setAttr(dist::kPlanAttrName,
-                    dist::PlanAttr::get(ctx, plan.dp, plan.tp, plan.pp,
-                                        plan.microbatches, plan.zero,
-                                        b.getBoolAttr(plan.recompute), schedule,
-                                        APFloat(plan.time.total())));
+    module->setAttr(
+        dist::kPlanAttrName,
+        dist::PlanAttr::get(
+            ctx, plan.dp, plan.tp, plan.pp, plan.microbatches, plan.zero,
+            b.getBoolAttr(plan.recompute != dist::Recompute::Off),
+            scheduleName(plan.schedule), APFloat(plan.time.total())));
 }

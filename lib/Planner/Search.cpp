@@ -111,7 +111,11 @@ double Pricing::backwardSeconds(const Strategy &s, bool batchDependent) const {
 }
 
 double Pricing::collective(CollectiveKind kind, double bytes,
-                           SegmentCost *record, bool backward) const {
+                           SegmentCost *record, bool backward,
+                           bool activation) const {
+  if (sequenceParallel && activation && kind == CollectiveKind::AllReduce)
+    return collective(CollectiveKind::ReduceScatter, bytes, record, backward) +
+           collective(CollectiveKind::AllGather, bytes, record, backward);
   double t = bestCollectiveTime(kind, tp, bytes, tpLink).seconds();
   if (record) {
     (backward ? record->tpBackward : record->tpForward) += t;
@@ -159,10 +163,12 @@ double Model::edgeSeconds(const Pricing &p, int v, Layout from, Layout to,
     fwd = bwd = CollectiveKind::AllToAll;
   }
   double seconds = 0;
+  bool activation = values[v].kind == ValueInfo::Activation;
   if (fwd)
-    seconds += p.collective(*fwd, bytes, record, /*backward=*/false);
+    seconds +=
+        p.collective(*fwd, bytes, record, /*backward=*/false, activation);
   if (bwd && backward)
-    seconds += p.collective(*bwd, bytes, record, /*backward=*/true);
+    seconds += p.collective(*bwd, bytes, record, /*backward=*/true, activation);
   return seconds;
 }
 
@@ -186,7 +192,8 @@ double Model::partialGradientSeconds(const Pricing &p, int i, const Strategy &s,
     if (id >= 0 && values[id].needsGrad() &&
         s.operands[k].kind == Layout::Replicated)
       t += p.collective(CollectiveKind::AllReduce, valueBytes(p, id), record,
-                        /*backward=*/true);
+                        /*backward=*/true,
+                        values[id].kind == ValueInfo::Activation);
   return t;
 }
 
@@ -515,6 +522,8 @@ const std::vector<Assignment> &Model::candidates(const Pricing &p,
                                   p.tpLink.bandwidthGBps, p.tpLink.latencyUs,
                                   p.mixed, p.train, megatronOnly, p.microbatch)
                         .str();
+  // (Fused attention and sequence parallelism price the chosen assignment,
+  // not the search: they are not part of the key.)
   auto found = candidateCache.find(key);
   if (found != candidateCache.end())
     return found->second;
@@ -598,16 +607,62 @@ std::vector<SegmentCost> Model::segmentCosts(const Pricing &p,
     double b = valueBytes(p, v);
     return l.kind == Layout::Sharded ? b / p.tp : b;
   };
+  // Sequence parallelism splits what runs whole over tp along the sequence.
+  bool sp = p.sequenceParallel && p.tp > 1;
   for (auto [k, seg] : llvm::enumerate(segments)) {
     SegmentCost &c = costs[k];
     llvm::DenseSet<int> inputs;
     for (int i = seg.begin; i < seg.end; ++i) {
       const Node &node = nodes[i];
       const Strategy &st = all[i][choice[i]];
-      double forward = p.opSeconds(st, node.batchDependent);
+      bool heavy = isa<nn::MatmulOp, nn::Conv2dOp>(node.op);
+      double spScale = sp && node.batchDependent && !heavy && st.factor < 0
+                           ? 1.0 / p.tp
+                           : 1.0;
+      AttentionRole role =
+          p.fusedAttention ? attention[i] : AttentionRole::None;
+      if (role == AttentionRole::Inner) {
+        // Inside the fused kernel: no time of its own, nothing stored (its
+        // arithmetic still counts as the model's).
+        c.forwardFlops += whole[i][0].flops * p.scale();
+        continue;
+      }
+      Strategy fused = st;
+      if (role == AttentionRole::Scores || role == AttentionRole::Output) {
+        // The scores never reach memory: the products move Q, K, V and the
+        // output only.
+        int scores =
+            role == AttentionRole::Scores ? node.results[0] : node.operands[0];
+        Layout l =
+            role == AttentionRole::Scores ? st.results[0] : st.operands[0];
+        fused.bytes = std::max(
+            0.0, fused.bytes - values[scores].bytes /
+                                   (l.kind == Layout::Sharded ? p.tp : 1));
+      }
+      double forward = p.opSeconds(fused, node.batchDependent) * spScale;
       c.forward += forward;
+      double backward = 0;
       if (p.train && node.batchDependent)
-        c.backward += p.backwardSeconds(st, node.batchDependent);
+        backward = p.backwardSeconds(fused, node.batchDependent) * spScale;
+      // Fused backward computes the scores again.
+      if (role == AttentionRole::Scores)
+        backward += forward;
+      c.backward += backward;
+      bool hasWeight = false;
+      for (int v : node.operands)
+        hasWeight |= v >= 0 && (values[v].kind == ValueInfo::Parameter ||
+                                (values[v].kind == ValueInfo::Constant &&
+                                 values[v].isFloat && heavy));
+      if (heavy && hasWeight && backward > 0) {
+        // One of a product's two backward products makes the weight's
+        // gradient; it needs the input and the output gradient.
+        c.weightGrad += backward / 2;
+        if (node.operands[0] >= 0)
+          c.weightGradBytes += localBytes(node.operands[0], st.operands[0]);
+        for (auto [r, v] : llvm::enumerate(node.results))
+          if (v >= 0)
+            c.weightGradBytes += localBytes(v, st.results[r]);
+      }
       partialGradientSeconds(p, i, st, &c);
       const Strategy &w = whole[i][0];
       double global = w.flops; // a matmul's Cost counts 2 m n k
@@ -619,25 +674,64 @@ std::vector<SegmentCost> Model::segmentCosts(const Pricing &p,
         if (std::optional<Layout> from = producedLayout(p.tp, choice, v, i))
           edgeSeconds(p, v, *from, st.operands[o], &c);
         if (info.kind == ValueInfo::Parameter && info.uses.front().first == i)
-          c.parameters += info.elements /
-                          (st.operands[o].kind == Layout::Sharded ? p.tp : 1);
+          c.parameters +=
+              info.elements /
+              (storedSharded(p.tp, choice, v, st.operands[o]) ? p.tp : 1);
         if ((info.kind == ValueInfo::Activation || info.batchDim >= 0) &&
             (info.producer < seg.begin) && inputs.insert(v).second)
           c.inputBytes += localBytes(v, Layout{});
       }
       if (!node.batchDependent)
         continue;
+      double produced = 0;
       for (auto [r, v] : llvm::enumerate(node.results))
-        if (v >= 0 && !values[v].view)
-          c.peakActivations += localBytes(v, st.results[r]);
+        if (v >= 0 && !values[v].view && role != AttentionRole::Scores) {
+          double bytes = localBytes(v, st.results[r]);
+          if (sp && st.results[r].kind == Layout::Replicated)
+            bytes /= p.tp;
+          produced += bytes;
+          if (saved[v])
+            c.savedActivations += bytes;
+        }
+      c.peakActivations += produced;
+      if (heavy)
+        c.selectiveKept += produced;
+      else if (produced > 0)
+        c.selectiveRecompute += forward;
     }
-    c.savedActivations = p.train ? c.peakActivations : 0;
+    if (!p.train)
+      c.savedActivations = 0;
+    c.selectiveKept = p.train ? c.selectiveKept + c.inputBytes : 0;
     if (seg.boundary >= 0) {
       std::optional<Layout> l = producedLayout(p.tp, choice, seg.boundary, -1);
       c.boundaryBytes = localBytes(seg.boundary, l.value_or(Layout{}));
     }
   }
   return costs;
+}
+
+bool Model::storedSharded(int64_t tp, const std::vector<int> &choice, int v,
+                          Layout firstUse) {
+  if (firstUse.kind == Layout::Sharded)
+    return true;
+  // A fused projection (Q, K and V in one weight) is sliced into parts, one
+  // per product: stored split, as Megatron stores it, when every part's
+  // product splits it.
+  const auto &all = strategies(tp);
+  bool any = false;
+  for (auto [user, operand] : values[v].uses) {
+    const Node &slice = nodes[user];
+    if (!isa<nn::SliceOp>(slice.op) || slice.results.empty() ||
+        slice.results[0] < 0)
+      return false;
+    for (auto [u, o] : values[slice.results[0]].uses) {
+      if (!isa<nn::MatmulOp>(nodes[u].op) || o != 1 ||
+          all[u][choice[u]].operands[1].kind != Layout::Sharded)
+        return false;
+      any = true;
+    }
+  }
+  return any;
 }
 
 llvm::DenseMap<Operation *, int> Model::weightDims(int64_t tp,

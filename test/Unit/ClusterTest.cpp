@@ -85,6 +85,36 @@ TEST(Cluster, FiguresAreFiniteAndBounded) {
             "levels (line 2, column 74)");
 }
 
+TEST(Cluster, PowerAndPrice) {
+  Cluster none = llvm::cantFail(parseCluster(kTwoNodes, "c.json"));
+  EXPECT_EQ(none.device.powerW, 0);
+  EXPECT_EQ(none.device.pricePerHour, 0);
+  auto with = [](llvm::StringRef fields) {
+    std::string json = kTwoNodes;
+    size_t at = json.find("\"peak_tflops\"");
+    json.insert(at, fields.str() + ", ");
+    return json;
+  };
+  Cluster c = llvm::cantFail(parseCluster(
+      with(R"("power_w": 700, "price_per_hour": 3.99)"), "c.json"));
+  EXPECT_EQ(c.device.powerW, 700);
+  EXPECT_EQ(c.device.idlePowerW, 700); // waiting priced at full power
+  EXPECT_EQ(c.device.pricePerHour, 3.99);
+  c = llvm::cantFail(
+      parseCluster(with(R"("power_w": 700, "idle_power_w": 90)"), "c.json"));
+  EXPECT_EQ(c.device.idlePowerW, 90);
+  EXPECT_EQ(errorOf(with(R"("power_w": -1)")),
+            "c.json: \"device.power_w\" must be a positive number");
+  EXPECT_EQ(errorOf(with(R"("idle_power_w": 90)")),
+            "c.json: \"device.idle_power_w\" needs \"device.power_w\" and "
+            "must be at most it");
+  EXPECT_EQ(errorOf(with(R"("power_w": 100, "idle_power_w": 200)")),
+            "c.json: \"device.idle_power_w\" needs \"device.power_w\" and "
+            "must be at most it");
+  EXPECT_EQ(errorOf(with(R"("price_per_hour": "cheap")")),
+            "c.json: \"device.price_per_hour\" must be a positive number");
+}
+
 TEST(Cluster, MatmulCurve) {
   // Optional: absent, the curve is empty.
   EXPECT_TRUE(llvm::cantFail(parseCluster(kTwoNodes, "c.json"))

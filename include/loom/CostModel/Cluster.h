@@ -44,6 +44,13 @@ struct DeviceSpec {
   /// when the description has none; the cost model interpolates in
   /// log(size) between the points.
   std::vector<std::pair<double, double>> matmulTFLOPsBySize;
+  /// Watts while computing (`power_w`, the board power) and while waiting
+  /// for communication (`idle_power_w`, default: power_w); 0 when the
+  /// description gives none.
+  double powerW = 0, idlePowerW = 0;
+  /// What one device costs per hour (`price_per_hour`, any currency); 0
+  /// when unknown.
+  double pricePerHour = 0;
 };
 
 struct Cluster {

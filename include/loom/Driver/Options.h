@@ -93,6 +93,13 @@ struct PlanOptions {
   bool handPlans = false;
   /// Where the planner caches per-op assignments; "" for nowhere.
   std::string cacheDir;
+  /// `--plan=SPEC`: the plan to price (docs/Planner.md).
+  std::string spec;
+  bool specGiven = false;
+  /// `--objective`: time, energy or cost.
+  std::string objective = "time";
+  /// `--attention`: fused, materialized, or "" (fused on GPUs).
+  std::string attention;
 };
 
 struct Options {

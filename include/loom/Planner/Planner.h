@@ -20,6 +20,7 @@
 
 #include "loom/CostModel/Cluster.h"
 #include "loom/CostModel/CommCost.h"
+#include "loom/Dialect/Dist/DistDialect.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/raw_ostream.h"
@@ -30,7 +31,15 @@
 
 namespace loom::planner {
 
-enum class Schedule { None, GPipe, OneFOneB };
+/// The pipeline schedules the compiler executes (passes/Dist/Schedules.cpp);
+/// None without a pipeline.
+enum class Schedule { None, GPipe, OneFOneB, Interleaved, ZeroBubble };
+/// loomc's spelling: "gpipe", "1f1b", "interleaved", "zb1p", "none".
+llvm::StringRef scheduleName(Schedule s);
+std::optional<Schedule> parseSchedule(llvm::StringRef name);
+
+/// What a plan is chosen for.
+enum class Objective { Time, Energy, Cost };
 
 /// What to plan and which plans are allowed.
 struct PlannerOptions {
@@ -43,18 +52,38 @@ struct PlannerOptions {
   OptimizerKind optimizer = OptimizerKind::Adam;
   /// Devices to plan for; 0 means every device of the cluster.
   int64_t devices = 0;
-  /// Restrictions (unset: searched).
-  std::optional<int64_t> dp, tp, pp, zero, microbatches;
+  /// Restrictions (unset: searched). `vpp` is the model chunks per stage of
+  /// the interleaved schedule; `microbatchSize` the samples per microbatch
+  /// per data-parallel rank.
+  std::optional<int64_t> dp, tp, pp, vpp, zero, microbatches, microbatchSize;
   /// The graph is one microbatch of a step of this many (loomc
   /// --microbatches): the global batch is the graph's times this, and the
   /// plan uses exactly this many microbatches. Unset: the graph's batch is
   /// the step's, and microbatches split it.
   std::optional<int64_t> graphMicrobatches;
-  /// The pipeline schedule to price (unset: GPipe and 1F1B are searched).
+  /// The pipeline schedule to price (unset: all are searched).
   std::optional<Schedule> schedule;
-  std::optional<bool> recompute;
+  std::optional<dist::Recompute> recompute;
+  /// Sequence parallelism over tp (Korthikanti et al. 2022); unset: searched
+  /// where it may be (tp > 1, and under --simulate: loomc does not compile
+  /// it yet).
+  std::optional<bool> sequenceParallel;
   /// Per-op tensor parallelism restricted to the Megatron pairing.
   bool megatronOnly = false;
+  /// Only the searched per-op assignment (when it differs from Megatron's).
+  bool searchedOnly = false;
+  Objective objective = Objective::Time;
+  /// Attention cores (softmax(Q K^T) V) priced as one fused kernel that
+  /// stores no scores (FlashAttention, cuDNN SDPA), as GPU training runs
+  /// them; else as the separate ops the CPU target runs.
+  bool fusedAttention = false;
+  /// When no plan fits, return the one needing least memory (its `fits`
+  /// false, `why` set) instead of failing: --plan explains it.
+  bool returnUnfit = false;
+  /// May leave devices idle: plans on fewer devices (a divisor of the
+  /// count, whole nodes beyond one) are priced too, and win when the full
+  /// count is no faster (its extra devices would compute redundantly).
+  bool allowIdle = true;
   /// Fraction of device memory a plan may use (the rest is the framework's,
   /// the allocator's fragmentation, kernels' workspaces).
   double memoryFraction = 0.9;
@@ -105,7 +134,10 @@ struct GroupSummary {
 
 struct Plan {
   int64_t dp = 1, tp = 1, pp = 1, microbatches = 1, zero = 0;
-  bool recompute = false;
+  /// Model chunks per pipeline stage (interleaved schedule; else 1).
+  int64_t vpp = 1;
+  dist::Recompute recompute = dist::Recompute::Off;
+  bool sequenceParallel = false;
   Schedule schedule = Schedule::None;
   /// Samples per microbatch per data-parallel rank.
   int64_t microbatchSize = 1;
@@ -115,6 +147,11 @@ struct Plan {
   std::vector<int> assignment;
 
   StepTime time;
+  /// Joules per step of the devices the plan uses, and what the step costs
+  /// at the cluster's price (0 when the cluster gives none).
+  double energyJoules = 0, cost = 0;
+  /// Devices the plan uses (dp x tp x pp); the rest of the count idle.
+  int64_t devices() const { return dp * tp * pp; }
   MemoryUse memory;
   /// Each pipeline stage's (memory is the fullest's).
   std::vector<MemoryUse> stageMemory;
@@ -124,14 +161,17 @@ struct Plan {
   double modelFlopsPerStep = 0;
   /// Collective kind name -> volume.
   std::vector<std::pair<std::string, CommVolume>> comm;
-  /// Segment index where each stage starts (size pp + 1).
+  /// Segment index where each virtual stage starts (size pp x vpp + 1;
+  /// stage s runs virtual stages s, s + pp, ...).
   std::vector<int> stageBounds;
   /// Per pipeline stage: seconds of one microbatch's parts, and the tail.
   struct StageTimes {
     double forward = 0, backward = 0; // compute (backward: + recomputation)
-    double tpForward = 0, tpBackward = 0, p2p = 0;
-    double dpSync = 0;    // the gradient reduction (all of it)
-    double dpGather = 0;  // one parameter gather (ZeRO-3: per pass)
+    double tpForward = 0, tpBackward = 0;
+    double p2p = 0, p2pBackward = 0; // sends: all, and the gradients back
+    double weightGrad = 0;           // of backward: the weight-gradient part
+    double dpSync = 0;               // the gradient reduction (all of it)
+    double dpGather = 0;             // one parameter gather (ZeRO-3: per pass)
     double dpExposed = 0; // what of the data-parallel traffic is exposed
     double optimizer = 0;
   };
@@ -144,13 +184,19 @@ struct Plan {
   /// (else the model's batch is one microbatch).
   bool simulated = false;
 
-  /// Whether loomc can compile it as planned: any plan but a simulated one
-  /// that splits the model's batch, cuts stages or recomputes.
+  /// Whether loomc can compile it as planned: not with sequence
+  /// parallelism, and not a simulated one that splits the model's batch,
+  /// cuts stages or recomputes.
   bool executable() const {
-    return !simulated || (pp == 1 && !recompute && microbatches == 1);
+    return !sequenceParallel &&
+           (!simulated || (pp == 1 && recompute == dist::Recompute::Off &&
+                           microbatches == 1));
   }
-  /// `dp=4,tp=2 pp=1 mb=8x2 zero=1 recompute=off`.
+  /// `dp=4 tp=2 pp=1 mb=8 b=2 zero=1 recompute=off`, as --plan spells it
+  /// with spaces for commas.
   std::string shape() const;
+  /// The same as a --plan SPEC: `dp=4,tp=2,pp=1,...`.
+  std::string spec() const;
 };
 
 struct PlanResult {
@@ -161,6 +207,10 @@ struct PlanResult {
   double parameters = 0;
   int64_t batch = 0;
   int64_t devices = 0;
+  /// Tokens per step (the batch times the first data input's dimension 1,
+  /// when it has one), for energy per token.
+  double tokens = 0;
+  Objective objective = Objective::Time;
   std::string precision;
   /// Tensor-parallel assignments searched now and read from the cache.
   int64_t assignmentsSearched = 0, assignmentsCached = 0;
@@ -192,9 +242,12 @@ public:
   /// with the plan's shape (`loom.plan`).
   void markStages(const Plan &plan);
 
-  /// The explanation of --explain.
+  /// The explanation of --explain; its last line is summaryLine.
   void explain(const PlanResult &result, const Cluster &cluster,
                llvm::raw_ostream &os) const;
+  /// `plan=SPEC seconds=.. memory_bytes=.. mfu=.. devices=..` (and
+  /// `energy_j=`, `cost=` when the cluster gives power and price).
+  static std::string summaryLine(const Plan &plan);
   /// A Chrome trace of one simulated step of `plan`, one process per
   /// pipeline stage (a representative rank), lanes for compute, tensor-
   /// parallel and data-parallel communication.
@@ -205,6 +258,13 @@ private:
   Planner();
   std::unique_ptr<Model> model;
 };
+
+/// Reads a --plan SPEC (`dp=8,tp=8,pp=4,schedule=interleaved,...`) into
+/// the restrictions of `options`; returns why it is malformed, or "".
+std::string parsePlanSpec(llvm::StringRef spec, PlannerOptions &options);
+
+/// Why `loser` is worse than `winner`: the term it loses most on.
+std::string whyWorse(const Plan &loser, const Plan &winner);
 
 /// "1.5 GiB", "850 MiB".
 std::string formatBytes(double bytes);

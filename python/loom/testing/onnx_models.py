@@ -4,9 +4,11 @@ They carry what exporters emit: shape subgraphs (Shape -> Gather ->
 Unsqueeze -> Concat -> Reshape), decomposed LayerNorm and erf-GELU,
 Identity/Constant/Dropout noise and dynamic batch dimensions.
 
-    python -m loom.testing.onnx_models OUTDIR [mlp gpt bert cnn ...]
+    python -m loom.testing.onnx_models OUTDIR [mlp gpt llama bert cnn ...]
     python -m loom.testing.onnx_models gpt -o gpt175b.onnx --config \
         layers=96,hidden=12288,heads=96,vocab=51200,seq=2048,batch=8,weightless=1
+    python -m loom.testing.onnx_models llama -o llama3-8b.onnx --config \
+        layers=32,hidden=4096,heads=32,kv_heads=8,ffn=14336,vocab=128256,seq=8192,batch=8,weightless=1
 
 `weightless=1` makes a model of any size without its weights: they become
 graph inputs with static shapes, named by the metadata entry
@@ -56,7 +58,8 @@ class GraphBuilder:
         if self.train_init:
             if name.endswith(".bias"):
                 data = np.zeros(shape, np.float32)
-            elif ".ln_" in name or name.startswith("ln_"):
+            elif (".ln_" in name or name.startswith("ln_")
+                  or name.endswith("norm.weight")):
                 data = np.ones(shape, np.float32)
             else:
                 data = (data * (0.02 / scale)).astype(np.float32)
@@ -235,6 +238,151 @@ def gpt(seed=0, opset=17, layers=2, hidden=32, heads=4, vocab=64, seq=16,
         opset=opset, name="gpt")
 
 
+def rms_norm(g, x, hidden, name, opset, eps=1e-5):
+    """Llama's RMSNorm as PyTorch exports it: x * rsqrt(mean(x^2) + eps) *
+    weight, the mean taken in float32 (a Cast exporters write even when x
+    already is), rsqrt as Sqrt -> Reciprocal."""
+    x = g.op("Cast", [x], to=TensorProto.FLOAT)
+    var = reduce_mean(g, g.op("Pow", [x, g.const(2.0)]), [-1], opset)
+    inv = g.op("Reciprocal", [g.op("Sqrt", [g.op("Add", [var,
+                                                          g.const(eps)])])])
+    return g.op("Mul", [g.weight(name, [hidden]), g.op("Mul", [x, inv])])
+
+
+def rope_tables(seq, head, theta):
+    """The rotary embedding's cos and sin, [seq, head] float32, as
+    transformers' LlamaRotaryEmbedding computes them: angle (p, i) =
+    p * theta^(-2i/head) for i < head/2, the half repeated."""
+    inv_freq = 1.0 / theta ** (np.arange(0, head, 2, dtype=np.float64) / head)
+    angles = np.outer(np.arange(seq, dtype=np.float64), inv_freq)
+    angles = np.concatenate([angles, angles], axis=-1)
+    return np.cos(angles).astype(np.float32), np.sin(angles).astype(np.float32)
+
+
+def llama_ffn(hidden):
+    """Meta's FeedForward width for `hidden` without ffn_dim_multiplier:
+    int(2/3 * 4 * hidden) rounded up to a multiple of multiple_of=256
+    (Llama 2 7B: 11008, 13B: 13824), of `hidden` itself below 256 (32 -> 96).
+    Llama 3 sizes need ffn given: their ffn_dim_multiplier (1.3; 405B 1.2)
+    and multiple_of (8B 1024, else 4096) make 8B 14336, 70B 28672, 405B
+    53248."""
+    multiple_of = min(256, hidden)
+    width = int(8 * hidden / 3)
+    return -(-width // multiple_of) * multiple_of
+
+
+def llama(seed=0, opset=17, layers=2, hidden=32, heads=4, kv_heads=2, ffn=0,
+          vocab=64, seq=16, batch=0, weightless=0, train_init=0,
+          rope_theta=500000):
+    """A Llama-style decoder (Llama 3, transformers' LlamaForCausalLM): token
+    embedding only, RMSNorm (eps 1e-5) before attention and MLP, rotary
+    position embedding (rotate-half, cos/sin tables of base `rope_theta` as
+    Constants), grouped-query attention with `kv_heads` key/value heads
+    repeated to `heads` (Unsqueeze -> Expand -> Reshape, transformers'
+    repeat_kv), an additive causal mask (Trilu, times float32's lowest), a
+    SwiGLU MLP down(silu(gate(x)) * up(x)) with silu = x * Sigmoid(x), no
+    biases, a final RMSNorm and an untied head. `ffn` is the MLP width
+    (0: llama_ffn's rule). Weights are named as transformers names them
+    (model.layers.0.self_attn.q_proj.weight, ...) and stored [in, out] for
+    MatMul, as torch.onnx.export's constant folding stores nn.Linear's
+    transposed weight. `batch` and `weightless` as for gpt."""
+    if hidden % heads:
+        sys.exit(f"llama: hidden={hidden} is not divisible by heads={heads}")
+    if heads % kv_heads:
+        sys.exit(f"llama: heads={heads} is not divisible by "
+                 f"kv_heads={kv_heads}")
+    head = hidden // heads
+    if head % 2:
+        sys.exit(f"llama: the head size {head} is odd (RoPE rotates pairs)")
+    ffn = ffn or llama_ffn(hidden)
+    g = GraphBuilder(seed, bool(train_init), bool(weightless))
+    ids = "input_ids"
+    x = g.op("Gather", [g.weight("model.embed_tokens.weight", [vocab, hidden]),
+                        ids], axis=0)
+    cos, sin = rope_tables(seq, head, float(rope_theta))
+    cos, sin = g.const(cos), g.const(sin)
+    # Additive causal mask: triu(ones, 1) * float32's lowest, [1, 1, s, s].
+    square = g.op("Concat", [dim_of(g, ids, 1), dim_of(g, ids, 1)], axis=0)
+    ones = g.op("ConstantOfShape", [square], value=numpy_helper.from_array(
+        np.array([1.0], np.float32)))
+    mask = g.op("Mul", [g.op("Trilu", [ones, g.const(1, np.int64)], upper=1),
+                        g.const(float(np.finfo(np.float32).min))])
+    mask = g.op("Unsqueeze", [mask, g.const([0, 1], np.int64)])
+
+    def proj(t, inp, out, name):
+        return g.op("MatMul", [t, g.weight(name + ".weight", [inp, out])])
+
+    def heads_of(t, n):
+        t = g.op("Reshape", [t, g.op("Concat", [
+            dim_of(g, t, 0), dim_of(g, t, 1), g.const([n, head], np.int64)],
+            axis=0)])
+        return g.op("Transpose", [t], perm=[0, 2, 1, 3])
+
+    def rotary(t):
+        half = head // 2
+        x1 = g.op("Slice", [t, g.const([0], np.int64),
+                            g.const([half], np.int64),
+                            g.const([3], np.int64)])
+        x2 = g.op("Slice", [t, g.const([half], np.int64),
+                            g.const([np.iinfo(np.int64).max], np.int64),
+                            g.const([3], np.int64)])
+        rotated = g.op("Concat", [g.op("Neg", [x2]), x1], axis=-1)
+        return g.op("Add", [g.op("Mul", [t, cos]),
+                            g.op("Mul", [rotated, sin])])
+
+    def repeat_kv(t):
+        if heads == kv_heads:
+            return t
+        t = g.op("Unsqueeze", [t, g.const([2], np.int64)])
+        t = g.op("Expand", [t, g.op("Concat", [
+            dim_of(g, ids, 0),
+            g.const([kv_heads, heads // kv_heads, seq, head], np.int64)],
+            axis=0)])
+        return g.op("Reshape", [t, g.op("Concat", [
+            dim_of(g, ids, 0), g.const([heads, seq, head], np.int64)],
+            axis=0)])
+
+    for layer in range(layers):
+        p = f"model.layers.{layer}"
+        a = rms_norm(g, x, hidden, p + ".input_layernorm.weight", opset)
+        q = heads_of(proj(a, hidden, heads * head, p + ".self_attn.q_proj"),
+                     heads)
+        k = heads_of(proj(a, hidden, kv_heads * head,
+                          p + ".self_attn.k_proj"), kv_heads)
+        v = heads_of(proj(a, hidden, kv_heads * head,
+                          p + ".self_attn.v_proj"), kv_heads)
+        q, k = rotary(q), rotary(k)
+        k, v = repeat_kv(k), repeat_kv(v)
+        kt = g.op("Transpose", [k], perm=[0, 1, 3, 2])
+        scores = g.op("Div", [g.op("MatMul", [q, kt]),
+                              g.const(float(np.sqrt(head)))])
+        probs = g.op("Softmax", [g.op("Add", [scores, mask])], axis=-1)
+        ctx = g.op("Transpose", [g.op("MatMul", [probs, v])],
+                   perm=[0, 2, 1, 3])
+        merged = g.op("Reshape", [ctx, g.op("Concat", [
+            dim_of(g, ctx, 0), dim_of(g, ctx, 1),
+            g.const([hidden], np.int64)], axis=0)])
+        x = g.op("Add", [x, proj(merged, hidden, hidden,
+                                 p + ".self_attn.o_proj")])
+        m = rms_norm(g, x, hidden, p + ".post_attention_layernorm.weight",
+                     opset)
+        gate = proj(m, hidden, ffn, p + ".mlp.gate_proj")
+        silu = g.op("Mul", [gate, g.op("Sigmoid", [gate])])
+        up = proj(m, hidden, ffn, p + ".mlp.up_proj")
+        x = g.op("Add", [x, proj(g.op("Mul", [silu, up]), ffn, hidden,
+                                 p + ".mlp.down_proj")])
+    x = rms_norm(g, x, hidden, "model.norm.weight", opset)
+    g.nodes.append(helper.make_node(
+        "MatMul", [x, g.weight("lm_head.weight", [hidden, vocab])],
+        ["logits"], name="lm_head"))
+    b = batch if batch else "batch"
+    return g.model(
+        [helper.make_tensor_value_info(ids, TensorProto.INT64, [b, seq])],
+        [helper.make_tensor_value_info("logits", TensorProto.FLOAT,
+                                       [b, seq, vocab])],
+        opset=opset, name="llama")
+
+
 def bert(seed=0, layers=2, hidden=32, heads=4, vocab=64, seq=16):
     """A BERT-style encoder at opset 20: LayerNormalization and Gelu ops,
     a padding mask from attention_mask, Split by num_outputs."""
@@ -322,6 +470,7 @@ MODELS = {
     "mlp": mlp,
     "gpt": gpt,
     "gpt_opset18": lambda: gpt(opset=18),
+    "llama": llama,
     "bert": bert,
     "cnn": cnn,
 }
@@ -379,12 +528,13 @@ def main(argv=None):
                         help="store the weights in a .data file beside each "
                              "model")
     parser.add_argument("--config", default="",
-                        help="gpt and bert sizes as KEY=VALUE,... (layers, "
-                             "hidden, heads, vocab, seq, seed; gpt also "
-                             "train_init=1: the initialisation of a model "
-                             "about to be trained; batch=N: a static batch; "
-                             "weightless=1: weights as graph inputs without "
-                             "data)")
+                        help="gpt, llama and bert sizes as KEY=VALUE,... "
+                             "(layers, hidden, heads, vocab, seq, seed; gpt "
+                             "and llama also train_init=1: the "
+                             "initialisation of a model about to be trained; "
+                             "batch=N: a static batch; weightless=1: weights "
+                             "as graph inputs without data; llama also "
+                             "kv_heads, ffn (0: Meta's rule), rope_theta)")
     parser.add_argument("--params", action="store_true",
                         help="print each model's parameter count")
     args = parser.parse_args(argv)
@@ -392,7 +542,8 @@ def main(argv=None):
     for item in filter(None, args.config.split(",")):
         key, _, value = item.partition("=")
         if key not in ("layers", "hidden", "heads", "vocab", "seq", "seed",
-                       "train_init", "batch", "weightless"):
+                       "train_init", "batch", "weightless", "kv_heads", "ffn",
+                       "rope_theta"):
             sys.exit(f"--config: unknown key {key!r}")
         try:
             config[key] = int(value)
