@@ -36,9 +36,9 @@ LogicalResult PlanAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "dp, tp, pp and microbatches must be positive";
   if (zero < 0 || zero > 3)
     return emitError() << "zero must be 0, 1, 2 or 3";
-  if (schedule != "none" && schedule != "gpipe" && schedule != "1f1b")
+  if (schedule != "none" && !symbolizeSchedule(schedule))
     return emitError() << "unknown pipeline schedule '" << schedule
-                       << "' (expected none, gpipe or 1f1b)";
+                       << "' (expected none, gpipe, 1f1b, interleaved or zb1p)";
   return success();
 }
 

@@ -166,9 +166,9 @@ def Dist_PlanAttr : Dist_Attr<"Plan", "plan"> {
   let description = [{
     Set on the module by `loomc --strategy=auto --simulate --emit=plan`
     beside the `dist.stage` markers: the data, tensor and pipeline degrees,
-    microbatches per step, the ZeRO stage, whether layers are recomputed,
-    the pipeline schedule (`none`, `gpipe` or `1f1b`) and the predicted
-    step time.
+    microbatches per step, the ZeRO stage, whether layers are recomputed
+    (fully or selectively), the pipeline schedule (`none`, `gpipe`, `1f1b`,
+    `interleaved` or `zb1p`) and the predicted step time.
 
     ```mlir
     module attributes {dist.plan = #dist.plan<dp = 8, tp = 4, pp = 4,

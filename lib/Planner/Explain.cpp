@@ -104,6 +104,8 @@ void Planner::explain(const PlanResult &r, const Cluster &cluster,
     os << "  devices         " << p.devices() << " of " << r.devices
        << (r.objective == Objective::Time
                ? " (the rest idle: more would only compute redundantly)"
+           : r.objective == Objective::Energy
+               ? " (the rest idle: more would use more energy per step)"
                : " (the rest idle: more would cost more per step)")
        << "\n";
   os << "  ZeRO stage      " << p.zero << "\n";
@@ -185,6 +187,8 @@ void Planner::explain(const PlanResult &r, const Cluster &cluster,
   mem("optimizer state", p.memory.optimizerState);
   mem("activations", p.memory.activations);
   mem("communication buffers", p.memory.commBuffers);
+  if (p.memory.updatedState > 0)
+    mem("updated state (outputs)", p.memory.updatedState);
   if (p.stageMemory.size() > 1) {
     os << "  per stage               ";
     for (const MemoryUse &m : p.stageMemory)

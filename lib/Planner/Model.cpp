@@ -198,13 +198,24 @@ LogicalResult Model::build(func::FuncOp function) {
 }
 
 void Model::findSaved() {
-  // Ops whose gradient does not read their forward operands.
+  // What each op's gradient reads (the rules of NNGradients.cpp, in
+  // bytes): nothing for linear ops; the other operand of a product; the
+  // result of softmax and of exp-like functions; the operands otherwise.
   auto linear = [](Operation *op) {
     return isa<nn::NegOp, nn::AddOp, nn::SubOp, nn::CastOp, nn::ReduceSumOp,
                nn::ReduceMeanOp, nn::ConcatOp, nn::SliceOp, nn::SplitOp,
                nn::BroadcastToOp, nn::ReshapeOp, nn::TransposeOp, nn::SqueezeOp,
                nn::UnsqueezeOp, nn::PadOp, nn::AvgPoolOp, nn::GatherOp,
                nn::WhereOp, nn::CompareOp, nn::TriluOp>(op);
+  };
+  auto readsResult = [](Operation *op) {
+    return isa<nn::SoftmaxOp, nn::LogSoftmaxOp, nn::ExpOp, nn::SigmoidOp,
+               nn::TanhOp, nn::SqrtOp, nn::RsqrtOp, nn::ReciprocalOp>(op);
+  };
+  auto needsGrad = [&](int v) { return v >= 0 && values[v].needsGrad(); };
+  auto mark = [&](int v) {
+    if (v >= 0 && values[v].kind == ValueInfo::Activation)
+      saved[v] = true;
   };
   saved.assign(values.size(), false);
   // Users before producers: a view's source is kept when the view is.
@@ -214,11 +225,31 @@ void Model::findSaved() {
       if (r >= 0 && saved[r] && values[r].view && !node.operands.empty() &&
           node.operands[0] >= 0)
         saved[node.operands[0]] = true;
-    if (linear(node.op))
+    if (linear(node.op) || !node.batchDependent)
       continue;
+    if (readsResult(node.op)) {
+      for (int r : node.results)
+        mark(r);
+      continue;
+    }
+    if (isa<nn::MatmulOp, nn::MulOp, nn::Conv2dOp>(node.op) &&
+        node.operands.size() == 2) {
+      // d(a b) = da b + a db: each operand for the other's gradient.
+      if (needsGrad(node.operands[1]))
+        mark(node.operands[0]);
+      if (needsGrad(node.operands[0]))
+        mark(node.operands[1]);
+      continue;
+    }
+    if (isa<nn::DivOp>(node.op) && node.operands.size() == 2) {
+      // d(a / b) = da / b - a db / b^2.
+      if (needsGrad(node.operands[1]))
+        mark(node.operands[0]);
+      mark(node.operands[1]);
+      continue;
+    }
     for (int v : node.operands)
-      if (v >= 0 && values[v].kind == ValueInfo::Activation)
-        saved[v] = true;
+      mark(v);
   }
 }
 

@@ -100,9 +100,14 @@ struct SegmentCost {
   double forwardFlops = 0;              // global FLOPs (for MFU)
   double parameters = 0;                // elements on a device (tp split)
   double savedActivations = 0;          // bytes kept for backward
-  double peakActivations = 0;           // bytes live within the segment
-  double inputBytes = 0;                // what recomputation keeps
-  double boundaryBytes = 0;             // what crosses to the next stage
+  /// Bytes live at once beyond what is kept: the forward's transients
+  /// (freed after their last use) or a backward op's gradients.
+  double peakActivations = 0;
+  /// Everything the segment's ops produce (what full recomputation brings
+  /// back at once).
+  double layerWorkingSet = 0;
+  double inputBytes = 0;    // what recomputation keeps
+  double boundaryBytes = 0; // what crosses to the next stage
   /// The weight-gradient part of `backward` (what ZB-H1 defers), and the
   /// bytes a deferred weight gradient keeps (the weight products' inputs
   /// and output gradients).

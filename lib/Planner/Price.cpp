@@ -211,8 +211,11 @@ const std::vector<StageSums> &PlanPricer::stageSums(int64_t tp,
           inputs += sc.inputBytes;
           layerPeak = 0;
         }
-        layerPeak += sc.peakActivations;
-        sum.peak = std::max(sum.peak, layerPeak);
+        // Full recomputation brings a layer's activations back at once.
+        layerPeak += sc.layerWorkingSet;
+        sum.peak = std::max(sum.peak, sc.peakActivations);
+        if (recompute == dist::Recompute::Full)
+          sum.peak = std::max(sum.peak, layerPeak);
         sum.maxSegmentParameters =
             std::max(sum.maxSegmentParameters, sc.parameters);
         boundary = sc.boundaryBytes;
@@ -346,6 +349,8 @@ bool PlanPricer::evaluate(Plan &plan, const Assignment &a, bool details) {
       f.memory.parameters = tm.parameters;
       f.memory.gradients = tm.gradients;
       f.memory.optimizerState = tm.optimizerState;
+      if (!options.simulate)
+        f.memory.updatedState = tm.parameters + tm.optimizerState;
     } else {
       f.memory.parameters = params * paramBytes;
     }
@@ -361,11 +366,12 @@ bool PlanPricer::evaluate(Plan &plan, const Assignment &a, bool details) {
     double buffers = 0;
     if (tp > 1)
       buffers += 2 * maxBoundary;
-    if (train && dp > 1) {
+    // GPU collectives stage gradients in buckets of their own; the CPU
+    // runtime reduces the gradient buffers in place.
+    if (train && dp > 1 && cluster.device.kind == "gpu")
       buffers += 2 * std::min(bucket, params * paramBytes);
-      if (plan.zero == 3)
-        buffers += 2 * maxSegParams * paramBytes;
-    }
+    if (train && dp > 1 && plan.zero == 3)
+      buffers += 2 * maxSegParams * paramBytes;
     f.memory.commBuffers = buffers;
 
     // Data-parallel synchronisation and the optimizer.

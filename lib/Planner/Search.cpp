@@ -612,6 +612,10 @@ std::vector<SegmentCost> Model::segmentCosts(const Pricing &p,
   for (auto [k, seg] : llvm::enumerate(segments)) {
     SegmentCost &c = costs[k];
     llvm::DenseSet<int> inputs;
+    // Liveness inside the segment: bytes of values not kept for backward
+    // that are alive, and when each dies.
+    double transient = 0, forwardPeak = 0, backwardPeak = 0;
+    std::vector<std::pair<int, double>> dies;
     for (int i = seg.begin; i < seg.end; ++i) {
       const Node &node = nodes[i];
       const Strategy &st = all[i][choice[i]];
@@ -683,24 +687,45 @@ std::vector<SegmentCost> Model::segmentCosts(const Pricing &p,
       }
       if (!node.batchDependent)
         continue;
-      double produced = 0;
+      double produced = 0, gradients = 0;
       for (auto [r, v] : llvm::enumerate(node.results))
         if (v >= 0 && !values[v].view && role != AttentionRole::Scores) {
           double bytes = localBytes(v, st.results[r]);
           if (sp && st.results[r].kind == Layout::Replicated)
             bytes /= p.tp;
           produced += bytes;
-          if (saved[v])
+          if (saved[v] && p.train) {
             c.savedActivations += bytes;
+          } else {
+            // Freed after its last use (-loom-free-early).
+            transient += bytes;
+            dies.push_back(
+                {values[v].uses.empty() ? i : values[v].uses.back().first,
+                 bytes});
+          }
         }
-      c.peakActivations += produced;
+      c.layerWorkingSet += produced;
+      // Live at once: what this node made and what is not yet dead.
+      forwardPeak = std::max(forwardPeak, transient);
+      for (auto &[last, bytes] : dies)
+        if (last <= i && bytes > 0) {
+          transient -= bytes;
+          bytes = 0;
+        }
+      // Backward: the result's gradient and the operands' at once.
+      if (p.train && node.batchDependent) {
+        for (auto [o, v] : llvm::enumerate(node.operands))
+          if (v >= 0 && values[v].kind == ValueInfo::Activation &&
+              values[v].isFloat)
+            gradients += localBytes(v, st.operands[o]);
+        backwardPeak = std::max(backwardPeak, produced + gradients);
+      }
       if (heavy)
         c.selectiveKept += produced;
       else if (produced > 0)
         c.selectiveRecompute += forward;
     }
-    if (!p.train)
-      c.savedActivations = 0;
+    c.peakActivations = std::max(forwardPeak, backwardPeak);
     c.selectiveKept = p.train ? c.selectiveKept + c.inputBytes : 0;
     if (seg.boundary >= 0) {
       std::optional<Layout> l = producedLayout(p.tp, choice, seg.boundary, -1);

@@ -109,8 +109,13 @@ struct StepTime {
 struct MemoryUse {
   double parameters = 0, gradients = 0, optimizerState = 0;
   double activations = 0, commBuffers = 0;
+  /// Loom's compiled step returns the updated parameters and optimizer
+  /// state as new buffers beside the old (plans it compiles; not the
+  /// simulated ones, priced as the systems they compare with run).
+  double updatedState = 0;
   double total() const {
-    return parameters + gradients + optimizerState + activations + commBuffers;
+    return parameters + gradients + optimizerState + activations + commBuffers +
+           updatedState;
   }
 };
 

@@ -240,7 +240,7 @@ module attributes {dist.plan = {dp = 2}} {
 
 // -----
 
-// expected-error@+1 {{unknown pipeline schedule 'zigzag' (expected none, gpipe or 1f1b)}}
+// expected-error@+1 {{unknown pipeline schedule 'zigzag' (expected none, gpipe, 1f1b, interleaved or zb1p)}}
 module attributes {dist.plan = #dist.plan<dp = 1, tp = 1, pp = 2, microbatches = 4, zero = 0, recompute = false, schedule = "zigzag", predicted_step_seconds = 1>} {
 }
 
