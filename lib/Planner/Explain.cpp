@@ -58,16 +58,9 @@ std::string count(double n) {
   return llvm::formatv("{0:F0}", n).str();
 }
 
-/// "850 J", "12.3 kJ", "4.56 MJ", "1.2 kWh" style energy.
+/// "850 J", "12.34 kJ", "4.56 MJ".
 std::string formatEnergy(double joules) {
-  const char *units[] = {"J", "kJ", "MJ", "GJ", "TJ"};
-  int u = 0;
-  while (std::fabs(joules) >= 1000 && u < 4) {
-    joules /= 1000;
-    ++u;
-  }
-  return llvm::formatv(u == 0 ? "{0:F0} {1}" : "{0:F2} {1}", joules, units[u])
-      .str();
+  return formatScaled(joules, 1000, {"J", "kJ", "MJ", "GJ", "TJ"}, 2);
 }
 
 std::string percent(double part, double whole) {

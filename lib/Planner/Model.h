@@ -163,6 +163,11 @@ struct Assignment {
 /// scores.
 enum class AttentionRole : int8_t { None, Scores, Inner, Output };
 
+/// `value` in the largest of `units` (each `base` times the one before)
+/// that keeps it at least 1: "1.5 GiB", "12.34 kJ".
+std::string formatScaled(double value, double base,
+                         llvm::ArrayRef<const char *> units, int decimals);
+
 class Model {
 public:
   mlir::func::FuncOp fn;

@@ -60,15 +60,21 @@ std::string Plan::shape() const {
   return s;
 }
 
-std::string loom::planner::formatBytes(double bytes) {
-  const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  int u = 0;
-  while (std::fabs(bytes) >= 1024 && u < 4) {
-    bytes /= 1024;
+std::string loom::planner::formatScaled(double value, double base,
+                                        llvm::ArrayRef<const char *> units,
+                                        int decimals) {
+  size_t u = 0;
+  while (std::fabs(value) >= base && u + 1 < units.size()) {
+    value /= base;
     ++u;
   }
-  return llvm::formatv(u == 0 ? "{0:F0} {1}" : "{0:F1} {1}", bytes, units[u])
-      .str();
+  std::string format =
+      u == 0 ? "{0:F0} {1}" : "{0:F" + std::to_string(decimals) + "} {1}";
+  return llvm::formatv(format.c_str(), value, units[u]).str();
+}
+
+std::string loom::planner::formatBytes(double bytes) {
+  return formatScaled(bytes, 1024, {"B", "KiB", "MiB", "GiB", "TiB"}, 1);
 }
 
 std::string loom::planner::formatSeconds(double s) {

@@ -167,6 +167,20 @@ def mlp(seed=0):
         opset=13, name="mlp")
 
 
+def language_model(g, x, head_weight, ids, batch, seq, vocab, opset, name):
+    """The head of a decoder: `logits = x @ head_weight`, and the model with
+    token ids [batch, seq] in and logits [batch, seq, vocab] out (`batch` 0:
+    dynamic)."""
+    g.nodes.append(helper.make_node(
+        "MatMul", [x, head_weight], ["logits"], name="lm_head"))
+    b = batch if batch else "batch"
+    return g.model(
+        [helper.make_tensor_value_info(ids, TensorProto.INT64, [b, seq])],
+        [helper.make_tensor_value_info("logits", TensorProto.FLOAT,
+                                       [b, seq, vocab])],
+        opset=opset, name=name)
+
+
 def gpt(seed=0, opset=17, layers=2, hidden=32, heads=4, vocab=64, seq=16,
         train_init=0, batch=0, weightless=0, tied=0):
     """A GPT-style decoder: token and position embeddings, causal attention
@@ -228,14 +242,8 @@ def gpt(seed=0, opset=17, layers=2, hidden=32, heads=4, vocab=64, seq=16,
     x = decomposed_layer_norm(g, x, hidden, "ln_f", opset)
     head_weight = (g.op("Transpose", ["wte.weight"], perm=[1, 0]) if tied
                    else g.weight("lm_head.weight", [hidden, vocab]))
-    g.nodes.append(helper.make_node(
-        "MatMul", [x, head_weight], ["logits"], name="lm_head"))
-    b = batch if batch else "batch"
-    return g.model(
-        [helper.make_tensor_value_info(ids, TensorProto.INT64, [b, seq])],
-        [helper.make_tensor_value_info("logits", TensorProto.FLOAT,
-                                       [b, seq, vocab])],
-        opset=opset, name="gpt")
+    return language_model(g, x, head_weight, ids, batch, seq, vocab, opset,
+                          "gpt")
 
 
 def rms_norm(g, x, hidden, name, opset, eps=1e-5):
@@ -372,15 +380,8 @@ def llama(seed=0, opset=17, layers=2, hidden=32, heads=4, kv_heads=2, ffn=0,
         x = g.op("Add", [x, proj(g.op("Mul", [silu, up]), ffn, hidden,
                                  p + ".mlp.down_proj")])
     x = rms_norm(g, x, hidden, "model.norm.weight", opset)
-    g.nodes.append(helper.make_node(
-        "MatMul", [x, g.weight("lm_head.weight", [hidden, vocab])],
-        ["logits"], name="lm_head"))
-    b = batch if batch else "batch"
-    return g.model(
-        [helper.make_tensor_value_info(ids, TensorProto.INT64, [b, seq])],
-        [helper.make_tensor_value_info("logits", TensorProto.FLOAT,
-                                       [b, seq, vocab])],
-        opset=opset, name="llama")
+    return language_model(g, x, g.weight("lm_head.weight", [hidden, vocab]),
+                          ids, batch, seq, vocab, opset, "llama")
 
 
 def bert(seed=0, layers=2, hidden=32, heads=4, vocab=64, seq=16):
