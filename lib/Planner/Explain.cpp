@@ -101,6 +101,14 @@ void Planner::explain(const PlanResult &r, const Cluster &cluster,
                ? " (the rest idle: more would use more energy per step)"
                : " (the rest idle: more would cost more per step)")
        << "\n";
+  if (r.recommendedDevices > 0)
+    os << "  devices         " << r.recommendedDevices
+       << " would do nearly as well: " << formatSeconds(r.recommendedSeconds)
+       << " per step ("
+       << llvm::formatv("{0:F2}", r.recommendedSeconds / p.time.total())
+       << "x this plan's time) on "
+       << llvm::formatv("{0:F0}", 100.0 * r.recommendedDevices / r.devices)
+       << "% of the devices\n";
   os << "  ZeRO stage      " << p.zero << "\n";
   os << "  recomputation   " << recomputeText(p.recompute) << "\n";
   if (p.tp > 1)

@@ -465,6 +465,24 @@ FailureOr<PlanResult> Planner::plan(const Cluster &cluster,
          search.smallest->memory.total() < overall.smallest->memory.total()))
       overall.smallest = search.smallest;
   }
+  // A model that uses its devices poorly: recommend the fewest devices
+  // that do nearly as well (such searches are small: poor use comes from
+  // small models).
+  if (overall.best && options.objective == Objective::Time &&
+      counts.size() > 1 && overall.best->mfu < 0.1 &&
+      overall.best->devices() == devices) {
+    double target = overall.best->time.total() * 1.1;
+    for (auto it = counts.rbegin(); it != counts.rend() && *it < devices;
+         ++it) {
+      Search fewer{m, cluster, options, pricer, result, {}, {}, {}, false};
+      fewer.run(*it);
+      if (fewer.best && fewer.best->time.total() <= target) {
+        result.recommendedDevices = *it;
+        result.recommendedSeconds = fewer.best->time.total();
+        break;
+      }
+    }
+  }
   result.assignmentsSearched = m.searched;
   result.assignmentsCached = m.cached;
   m.searched = m.cached = 0;

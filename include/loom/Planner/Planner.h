@@ -219,6 +219,11 @@ struct PlanResult {
   std::string precision;
   /// Tensor-parallel assignments searched now and read from the cache.
   int64_t assignmentsSearched = 0, assignmentsCached = 0;
+  /// When the plan uses its devices poorly (MFU under 10%): the fewest
+  /// devices whose best plan is within 10% of its time, and that time (0:
+  /// no recommendation).
+  int64_t recommendedDevices = 0;
+  double recommendedSeconds = 0;
 };
 
 class Model;
