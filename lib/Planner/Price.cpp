@@ -363,6 +363,13 @@ bool PlanPricer::evaluate(Plan &plan, const Assignment &a, bool details) {
     } else {
       f.memory.activations = peak;
     }
+    if (train && !options.simulate && m > 1) {
+      // Loom's unrolled microbatch loop: the backward units share each
+      // weight's transpose (CSE), alive from the first to the last, and
+      // each weight's gradient sum sits beside the next unit's gradient.
+      f.memory.activations += params * paramBytes;
+      f.memory.gradients *= 2;
+    }
     double buffers = 0;
     if (tp > 1)
       buffers += 2 * maxBoundary;
