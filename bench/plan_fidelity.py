@@ -25,7 +25,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "python"))
 from loom.testing import onnx_models  # noqa: E402
 
-CONFIG = dict(layers=4, hidden=256, heads=8, vocab=512, seq=128)
+CONFIG = onnx_models.BENCH_GPT
 BATCH = 8  # sequences per microbatch (the model's batch)
 
 # name, ranks, microbatches per step, --plan SPEC
@@ -74,12 +74,7 @@ def main():
     loomc = os.path.join(args.build, "bin", "loomc")
     loomrun = os.path.join(args.build, "bin", "loomrun")
     os.makedirs(args.work, exist_ok=True)
-    import numpy as np
-    model = os.path.join(args.work, "gpt.onnx")
-    onnx_models.save(onnx_models.gpt(**CONFIG), model)
-    tokens = os.path.join(args.work, "tokens.bin")
-    np.random.default_rng(0).integers(0, CONFIG["vocab"], 200000).astype(
-        "<u2").tofile(tokens)
+    model, tokens = onnx_models.write_bench_gpt(args.work, tokens=200000)
     cluster = args.cluster or os.path.join(args.work, "cluster.json")
     if not args.cluster:
         print(run([loomc, "calibrate", "--np", "2", "-o", cluster]).strip())

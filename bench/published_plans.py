@@ -62,7 +62,9 @@ def spec_of(plan):
     if plan["pp"] > 1:
         schedule = plan.get("schedule") or "1f1b"
         if schedule == "interleaved" and plan.get("vpp", 1) < 2:
-            schedule = "1f1b"  # no virtual stages stated: 1F1B's bubble
+            # No virtual stages stated: priced with 1F1B's bubble, and the
+            # table says so.
+            schedule = "1f1b"
         parts.append(f"schedule={schedule}")
         if schedule == "interleaved":
             parts.append(f"vpp={plan['vpp']}")
@@ -158,6 +160,8 @@ def main():
                      "auto_over_plan": ratio})
         note = "" if fits else \
             f"  (predicted not to fit: {memory / 2**30:.1f} GiB per device)"
+        if p.get("schedule") == "interleaved" and p.get("vpp", 1) < 2:
+            note += "  (interleaved without stated chunks: priced as 1f1b)"
         print(f"{run['id']:<40} {run['gpus']:>5} {shape:<34} "
               f"{run['step_seconds']:>9.2f} {predicted:>9.2f} "
               f"{100 * error:>+6.1f}%"

@@ -98,8 +98,9 @@ std::vector<int64_t> divisors(int64_t n) {
   return d;
 }
 
-/// Why `loser` is worse than `winner`: its largest excess term.
-std::string lostOn(const Plan &loser, const Plan &winner) {
+} // namespace
+
+std::string loom::planner::whyWorse(const Plan &loser, const Plan &winner) {
   if (!loser.fits)
     return "memory: needs " + formatBytes(loser.memory.total()) +
            " per device, more than " + formatBytes(loser.memoryCapacity) +
@@ -119,6 +120,8 @@ std::string lostOn(const Plan &loser, const Plan &winner) {
       worst = &t;
   return std::string(worst->name) + " (+" + formatSeconds(worst->delta) + ")";
 }
+
+namespace {
 
 double objectiveOf(const Plan &p, Objective o) {
   switch (o) {
@@ -364,9 +367,8 @@ std::string whyNoShape(const Model &m, const PlannerOptions &o, int64_t devices,
                        ? perRank / *o.microbatchSize
                        : 0;
       if (mb > 0) {
-        std::string why = scheduleConstraint(
-            *o.schedule, *o.pp,
-            o.vpp.value_or(*o.schedule == Schedule::Interleaved ? 2 : 1), mb);
+        std::string why =
+            scheduleConstraint(*o.schedule, *o.pp, o.vpp.value_or(1), mb);
         if (!why.empty())
           return why;
       }
@@ -435,9 +437,8 @@ FailureOr<PlanResult> Planner::plan(const Cluster &cluster,
   // computes redundantly (a tp group with nothing split).
   bool fixedShape = options.dp || options.tp || options.pp;
   std::vector<int64_t> counts =
-      fixedShape || !options.allowIdle
-          ? std::vector<int64_t>{devices}
-          : deviceCounts(devices, cluster.devicesPerNode);
+      fixedShape ? std::vector<int64_t>{devices}
+                 : deviceCounts(devices, cluster.devicesPerNode);
   Search overall{m, cluster, options, pricer, result, {}, {}, {}, false};
   std::string firstWhy;
   for (auto [i, n] : llvm::enumerate(counts)) {
@@ -527,18 +528,14 @@ FailureOr<PlanResult> Planner::plan(const Cluster &cluster,
   for (Plan &p : others) {
     if ((int)result.rejected.size() >= options.keepRejected)
       break;
-    p.lostOn = lostOn(p, *best);
+    p.lostOn = whyWorse(p, *best);
     result.rejected.push_back(p);
   }
   if ((int)result.rejected.size() < options.keepRejected && smallest) {
-    smallest->lostOn = lostOn(*smallest, *best);
+    smallest->lostOn = whyWorse(*smallest, *best);
     result.rejected.push_back(*smallest);
   }
   return result;
-}
-
-std::string loom::planner::whyWorse(const Plan &loser, const Plan &winner) {
-  return lostOn(loser, winner);
 }
 
 void Planner::annotate(const Plan &plan) {

@@ -81,12 +81,14 @@ std::vector<int> partition(const std::vector<double> &times, int parts) {
   return bounds;
 }
 
+/// Compute seconds a segment's recomputation adds to its backward pass
+/// (full recomputation also repeats the forward's tp collectives).
 double recomputeSeconds(const SegmentCost &s, dist::Recompute r) {
   switch (r) {
   case dist::Recompute::Off:
     return 0;
   case dist::Recompute::Full:
-    return s.forward + s.tpForward;
+    return s.forward;
   case dist::Recompute::Selective:
     return s.selectiveRecompute;
   }
@@ -153,7 +155,8 @@ const std::vector<int> &PlanPricer::stages(int64_t tp, const Assignment &a,
   std::vector<double> times;
   for (const SegmentCost &s : c)
     times.push_back(s.forward + s.backward + s.tpForward + s.tpBackward +
-                    recomputeSeconds(s, recompute));
+                    recomputeSeconds(s, recompute) +
+                    (recompute == dist::Recompute::Full ? s.tpForward : 0));
   return partitionCache[key] = partition(times, parts);
 }
 
@@ -189,9 +192,7 @@ const std::vector<StageSums> &PlanPricer::stageSums(int64_t tp,
         selective += sc.selectiveKept;
         sum.weightGrad += sc.weightGrad;
         sum.weightGradBytes += sc.weightGradBytes;
-        sum.recompute +=
-            recomputeSeconds(sc, recompute) -
-            (recompute == dist::Recompute::Full ? sc.tpForward : 0);
+        sum.recompute += recomputeSeconds(sc, recompute);
         sum.recomputeTp +=
             recompute == dist::Recompute::Full ? sc.tpForward : 0;
         // Full recomputation keeps the input of each layer (the segments

@@ -80,10 +80,6 @@ struct PlannerOptions {
   /// When no plan fits, return the one needing least memory (its `fits`
   /// false, `why` set) instead of failing: --plan explains it.
   bool returnUnfit = false;
-  /// May leave devices idle: plans on fewer devices (a divisor of the
-  /// count, whole nodes beyond one) are priced too, and win when the full
-  /// count is no faster (its extra devices would compute redundantly).
-  bool allowIdle = true;
   /// Fraction of device memory a plan may use (the rest is the framework's,
   /// the allocator's fragmentation, kernels' workspaces).
   double memoryFraction = 0.9;

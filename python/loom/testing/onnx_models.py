@@ -384,6 +384,22 @@ def llama(seed=0, opset=17, layers=2, hidden=32, heads=4, kv_heads=2, ffn=0,
                           ids, batch, seq, vocab, opset, "llama")
 
 
+# The GPT-style decoder the CPU benchmarks and fidelity checks train
+# (bench/train_step.py's): 4 layers, hidden 256, 8 heads, vocabulary 512.
+BENCH_GPT = dict(layers=4, hidden=256, heads=8, vocab=512, seq=128)
+
+
+def write_bench_gpt(work, tokens=100000):
+    """Writes the bench GPT to WORK/gpt.onnx and `tokens` seeded token ids
+    (uint16) to WORK/tokens.bin; returns both paths."""
+    model = os.path.join(work, "gpt.onnx")
+    save(gpt(**BENCH_GPT), model)
+    data = os.path.join(work, "tokens.bin")
+    np.random.default_rng(0).integers(0, BENCH_GPT["vocab"], tokens).astype(
+        "<u2").tofile(data)
+    return model, data
+
+
 def bert(seed=0, layers=2, hidden=32, heads=4, vocab=64, seq=16):
     """A BERT-style encoder at opset 20: LayerNormalization and Gelu ops,
     a padding mask from attention_mask, Split by num_outputs."""
